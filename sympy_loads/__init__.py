@@ -6,7 +6,14 @@ Each module adds its public names below; ``__all__`` is explicit.
 
 from .force_systems import (Couple, Replacement, are_equivalent, moment,
                             resultant)
-from .friction import SIGN_METHODS, smooth_sign
+from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
+                       friction_magnitude, smooth_sign, stribeck_friction,
+                       viscous_friction)
+from .generalized_forces import (generalized_active_forces,
+                                 generalized_inertia_forces,
+                                 is_noncontributing,
+                                 nonholonomic_partial_velocities,
+                                 partial_velocities)
 
 __version__ = '0.1.0'
 
@@ -14,5 +21,10 @@ __all__ = [
     # force_systems
     'resultant', 'moment', 'Couple', 'Replacement', 'are_equivalent',
     # friction
-    'smooth_sign', 'SIGN_METHODS',
+    'smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction',
+    'stribeck_friction', 'friction_law', 'friction_magnitude',
+    # generalized_forces
+    'partial_velocities', 'nonholonomic_partial_velocities',
+    'generalized_active_forces', 'generalized_inertia_forces',
+    'is_noncontributing',
 ]
