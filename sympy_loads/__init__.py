@@ -4,6 +4,9 @@ constraint solving for :mod:`sympy.physics.mechanics`.
 Each module adds its public names below; ``__all__`` is explicit.
 """
 
+from .contact import (DAMPING_MODELS, HuntCrossleyContact,
+                      damping_from_restitution, effective_restitution,
+                      hertz_stiffness, hysteresis_factor)
 from .force_systems import (Couple, Replacement, are_equivalent, moment,
                             resultant)
 from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
@@ -27,4 +30,7 @@ __all__ = [
     'partial_velocities', 'nonholonomic_partial_velocities',
     'generalized_active_forces', 'generalized_inertia_forces',
     'is_noncontributing',
+    # contact
+    'HuntCrossleyContact', 'damping_from_restitution', 'hysteresis_factor',
+    'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
 ]

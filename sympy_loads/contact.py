@@ -1,0 +1,919 @@
+r"""Hunt-Crossley contact: a compliant normal force with Coulomb friction.
+
+A sphere (or a point, radius zero) centered at a point ``P`` touches a plane
+or another sphere. The normal force grows with the penetration ``d`` and its
+rate ``d'`` (Hunt and Crossley's nonlinear spring-damper, seed 000
+"Collision")::
+
+    f = k d**n + c d**n d'          (n = 3/2: Hertz)
+
+and a Coulomb friction force of magnitude ``mu f`` opposes the slip velocity
+in the tangent plane. The damping ``c`` follows from a coefficient of
+restitution ``e`` and the impact speed ``v0`` through one of the models of
+:func:`damping_from_restitution`.
+
+References
+==========
+
+.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+   Torque", section "Collision".
+.. [Hunt1975] K. H. Hunt, F. R. E. Crossley, "Coefficient of Restitution
+   Interpreted as Damping in Vibroimpact", J. Appl. Mech. 42 (1975) 440-445.
+.. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+   comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+"""
+
+import sympy as sm
+from sympy.physics.mechanics import (Force, Point, ReferenceFrame,
+                                     RigidBody, Torque)
+from sympy.physics.mechanics.actuator import ActuatorBase
+from sympy.physics.vector import Vector
+
+from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
+from .friction import SIGN_METHODS, smooth_sign
+
+__all__ = ['HuntCrossleyContact', 'damping_from_restitution',
+           'hysteresis_factor', 'effective_restitution', 'hertz_stiffness',
+           'DAMPING_MODELS']
+
+#: Names accepted by :func:`damping_from_restitution` for ``model``, with
+#: the range of restitution each model reproduces (see the tutorial
+#: "Damping models").
+DAMPING_MODELS = ('hunt-crossley', 'herbert-mcwhannell', 'lee-wang',
+                  'lankarani-nikravesh', 'gonthier', 'zhiying-qishao',
+                  'flores', 'hu-guo')
+
+# Models whose factor chi(e) grows without bound as e -> 0; they need e > 0.
+_DIVIDE_BY_E = ('gonthier', 'flores', 'hu-guo')
+
+
+def hysteresis_factor(restitution, model='gonthier'):
+    r"""Return the dimensionless hysteresis damping factor ``chi(e)``.
+
+    Explanation
+    ===========
+
+    The Hunt-Crossley family writes the normal force as
+    ``f = k d**n (1 + chi d'/v0)`` where ``v0`` is the normal approach
+    speed at the start of the impact; the models differ in the factor
+    ``chi`` they assign to a coefficient of restitution ``e``
+    [Flores2023]_::
+
+        'hunt-crossley'        3(1 - e)/2                 [Hunt1975]
+        'herbert-mcwhannell'   6(1 - e)/((2e - 1)**2 + 3) [Herbert1977]
+        'lee-wang'             3(1 - e)/4                 [Lee1983]
+        'lankarani-nikravesh'  3(1 - e**2)/4              [Lankarani1990]
+        'gonthier'             (1 - e**2)/e               [Gonthier2004]
+        'zhiying-qishao'       3(1 - e**2) exp(2(1 - e))/4 [Zhiying2006]
+        'flores'               8(1 - e)/(5e)              [Flores2011]
+        'hu-guo'               3(1 - e)/(2e)              [HuGuo2015]
+
+    The first four and 'zhiying-qishao' have a finite ``chi`` at ``e = 0``
+    and are accurate only for ``e`` near one; 'gonthier', 'flores' and
+    'hu-guo' cover the whole range ``0 < e <= 1`` (see
+    :func:`effective_restitution` for the restitution a factor really
+    gives).
+
+    Examples
+    ========
+
+    >>> from sympy import Rational, symbols
+    >>> from sympy_loads import hysteresis_factor
+    >>> e = symbols('e', positive=True)
+    >>> hysteresis_factor(e, 'hunt-crossley')
+    3/2 - 3*e/2
+    >>> hysteresis_factor(Rational(1, 2), 'gonthier')
+    3/2
+
+    Parameters
+    ==========
+
+    restitution : sympifiable
+        Coefficient of restitution ``e``, ``0 <= e <= 1`` (``0 < e`` for
+        'gonthier', 'flores' and 'hu-guo').
+    model : str, optional
+        One of :data:`DAMPING_MODELS`; default 'gonthier', the most
+        accurate over the whole range.
+
+    Raises
+    ======
+
+    TypeError
+        If ``restitution`` is not a scalar.
+    ValueError
+        If ``model`` is unknown or ``restitution`` is outside its range.
+
+    References
+    ==========
+
+    .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, J. Appl. Mech. 42 (1975)
+       440-445.
+    .. [Herbert1977] R. G. Herbert, D. C. McWhannell, J. Eng. Ind. 99 (1977)
+       513-518.
+    .. [Lee1983] T. W. Lee, A. C. Wang, J. Mech. Transm. Autom. Des. 105
+       (1983) 534-540.
+    .. [Lankarani1990] H. M. Lankarani, P. E. Nikravesh, J. Mech. Des. 112
+       (1990) 369-376.
+    .. [Gonthier2004] Y. Gonthier, J. McPhee, C. Lange, J.-C. Piedboeuf,
+       Multibody Syst. Dyn. 11 (2004) 209-233.
+    .. [Zhiying2006] Q. Zhiying, L. Qishao, Nonlinear Dyn. 46 (2006)
+       307-316.
+    .. [Flores2011] P. Flores, M. Machado, M. T. Silva, J. M. Martins,
+       Multibody Syst. Dyn. 25 (2011) 357-375.
+    .. [HuGuo2015] S. Hu, X. Guo, Multibody Syst. Dyn. 35 (2015) 131-151.
+    .. [Flores2023] P. Flores, Multibody Syst. Dyn. 54 (2022) 127-177,
+       table of hysteresis damping factors.
+    """
+    if model not in DAMPING_MODELS:
+        raise ValueError(
+            f'model must be one of {DAMPING_MODELS}, got {model!r}.')
+    e = _sympify_scalar('restitution', restitution, nonnegative=True)
+    if (e - 1).is_positive:
+        raise ValueError(f'restitution must be at most 1, got {e}.')
+    if model in _DIVIDE_BY_E and e.is_zero:
+        raise ValueError(
+            f'restitution must be positive for model {model!r} (its '
+            f'damping is infinite at e = 0), got {e}.')
+    one = sm.S.One
+    if model == 'hunt-crossley':
+        return 3 * (one - e) / 2
+    if model == 'herbert-mcwhannell':
+        return 6 * (one - e) / ((2 * e - 1)**2 + 3)
+    if model == 'lee-wang':
+        return 3 * (one - e) / 4
+    if model == 'lankarani-nikravesh':
+        return 3 * (one - e**2) / 4
+    if model == 'gonthier':
+        return (one - e**2) / e
+    if model == 'zhiying-qishao':
+        return 3 * (one - e**2) * sm.exp(2 * (one - e)) / 4
+    if model == 'flores':
+        return 8 * (one - e) / (5 * e)
+    return 3 * (one - e) / (2 * e)
+
+
+def damping_from_restitution(stiffness, restitution, impact_speed,
+                             model='gonthier'):
+    r"""Return the damping ``c`` giving restitution ``e`` at speed ``v0``.
+
+    Explanation
+    ===========
+
+    With ``f = k d**n + c d**n d'`` and ``c = chi(e) k / v0`` the force is
+    ``k d**n (1 + chi d'/v0)``; ``chi(e)`` is the hysteresis factor of the
+    chosen ``model`` (see :func:`hysteresis_factor` for the list and which
+    range of ``e`` each model is valid for) [Flores2023]_. Because ``v0``
+    enters ``c``, a contact built for one impact speed dissipates a
+    different fraction of energy at another speed.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols
+    >>> from sympy_loads import damping_from_restitution
+    >>> k, e, v0 = symbols('k e v0', positive=True)
+    >>> damping_from_restitution(k, e, v0, model='lankarani-nikravesh')
+    k*(3/4 - 3*e**2/4)/v0
+    >>> damping_from_restitution(1e6, 0.8, 2.0, model='flores')
+    200000.000000000
+
+    Parameters
+    ==========
+
+    stiffness : sympifiable
+        Contact stiffness ``k`` (nonnegative).
+    restitution : sympifiable
+        Coefficient of restitution ``e`` in ``[0, 1]`` (``(0, 1]`` for the
+        models that divide by ``e``).
+    impact_speed : sympifiable
+        Normal approach speed ``v0`` at the start of the impact (positive).
+    model : str, optional
+        One of :data:`DAMPING_MODELS` (default 'gonthier').
+
+    Raises
+    ======
+
+    TypeError
+        If an argument is not a scalar.
+    ValueError
+        If a value is out of range or ``model`` is unknown.
+
+    References
+    ==========
+
+    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+    """
+    k = _sympify_scalar('stiffness', stiffness, nonnegative=True)
+    v0 = _sympify_scalar('impact_speed', impact_speed, positive=True)
+    chi = hysteresis_factor(restitution, model)
+    return chi * k / v0
+
+
+def effective_restitution(hysteresis_factor):
+    r"""Return the restitution a hysteresis factor ``chi`` really produces.
+
+    Explanation
+    ===========
+
+    Integrating ``m d'' = -k d**n (1 + chi d'/v0)`` over an impact in the
+    phase plane gives a rebound speed ``e v0`` with ``e`` independent of
+    ``m``, ``k``, ``v0`` and ``n``, the root in ``[0, 1]`` of::
+
+        ln((1 + chi)/(1 - chi e)) = chi (1 + e)
+
+    (the force stays nonnegative throughout such an impact, so clamping it
+    changes nothing). This is the exact curve against which the models of
+    :func:`hysteresis_factor` are judged.
+
+    Examples
+    ========
+
+    >>> from sympy_loads import effective_restitution, hysteresis_factor
+    >>> round(effective_restitution(0), 12)
+    1.0
+    >>> chi = float(hysteresis_factor(0, 'hunt-crossley'))
+    >>> round(effective_restitution(chi), 4)   # Hunt-Crossley's lowest e
+    0.4877
+
+    Parameters
+    ==========
+
+    hysteresis_factor : float
+        ``chi >= 0``.
+
+    Returns
+    =======
+
+    float
+
+    Raises
+    ======
+
+    ValueError
+        If ``hysteresis_factor`` is negative or not a finite number.
+
+    References
+    ==========
+
+    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+    .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, J. Appl. Mech. 42 (1975)
+       440-445.
+    """
+    import math
+
+    from scipy.optimize import brentq
+
+    try:
+        chi = float(hysteresis_factor)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f'hysteresis_factor must be a nonnegative number, got '
+            f'{hysteresis_factor!r}.') from None
+    if not math.isfinite(chi) or chi < 0:
+        raise ValueError(
+            f'hysteresis_factor must be a finite nonnegative number, got '
+            f'{hysteresis_factor!r}.')
+    if chi == 0:
+        return 1.0
+
+    def residual(e):
+        return math.log1p(chi) - math.log1p(-chi * e) - chi * (1 + e)
+
+    upper = 1.0 if chi < 1 else (1 - 1e-15) / chi
+    return brentq(residual, 0.0, upper, xtol=1e-15, rtol=1e-14)
+
+
+def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
+                    other_radius=sm.oo, other_youngs_modulus=None,
+                    other_poisson_ratio=None):
+    r"""Return the Hertz contact stiffness ``k = (4/3) E* sqrt(R*)``.
+
+    Explanation
+    ===========
+
+    ``1/E* = (1 - nu1**2)/E1 + (1 - nu2**2)/E2`` and
+    ``1/R* = 1/R1 + 1/R2``; a plane has ``R2 = oo`` (the default) and the
+    second body is of the same material unless given [Flores2023]_. Use it
+    with ``exponent=3/2``.
+
+    Examples
+    ========
+
+    Steel ball of radius 10 mm on a steel plane (E = 210 GPa, nu = 0.3):
+
+    >>> from sympy_loads import hertz_stiffness
+    >>> k = hertz_stiffness(0.01, 210e9, 0.3)
+    >>> print(f'{float(k):.4g}')
+    1.538e+10
+
+    Parameters
+    ==========
+
+    radius, youngs_modulus, poisson_ratio : sympifiable
+        Radius ``R1 > 0``, Young's modulus ``E1 > 0`` and Poisson's ratio
+        ``nu1`` of the first body.
+    other_radius : sympifiable, optional
+        ``R2 > 0``; ``oo`` (default) for a plane.
+    other_youngs_modulus, other_poisson_ratio : sympifiable, optional
+        Material of the second body; default: same as the first.
+
+    Raises
+    ======
+
+    TypeError
+        If an argument is not a scalar.
+    ValueError
+        If a radius or modulus is not positive.
+
+    References
+    ==========
+
+    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+    """
+    r1 = _sympify_scalar('radius', radius, positive=True)
+    e1 = _sympify_scalar('youngs_modulus', youngs_modulus, positive=True)
+    nu1 = _sympify_scalar('poisson_ratio', poisson_ratio)
+    r2 = sm.sympify(other_radius, strict=True)
+    if r2 != sm.oo:   # oo (a plane) is not "positive" to SymPy
+        r2 = _sympify_scalar('other_radius', other_radius, positive=True)
+    e2 = e1 if other_youngs_modulus is None else _sympify_scalar(
+        'other_youngs_modulus', other_youngs_modulus, positive=True)
+    nu2 = nu1 if other_poisson_ratio is None else _sympify_scalar(
+        'other_poisson_ratio', other_poisson_ratio)
+    e_star = 1 / ((1 - nu1**2) / e1 + (1 - nu2**2) / e2)
+    r_star = r1 if r2 == sm.oo else 1 / (1 / r1 + 1 / r2)
+    return sm.Rational(4, 3) * e_star * sm.sqrt(r_star)
+
+
+def _frame_of(name, value):
+    """Return the ReferenceFrame of a frame or rigid body (None stays)."""
+    if value is None:
+        return None
+    _check_type(name, value, (ReferenceFrame, RigidBody),
+                'ReferenceFrame or RigidBody')
+    return value.frame if isinstance(value, RigidBody) else value
+
+
+class HuntCrossleyContact(ActuatorBase):
+    r"""Hunt-Crossley contact of a sphere (or point) with a plane or sphere.
+
+    Explanation
+    ===========
+
+    A sphere of ``radius`` (zero: a point) centered at ``point`` P meets a
+    plane through ``plane_point`` O with unit ``normal`` n pointing out of
+    the plane, towards the free side::
+
+                 P  (center, radius R)
+                 |
+         n ^     |  h = r_{P/O} . n - R   (gap; < 0 when penetrating)
+           |     v
+        ---O-----C-----------------  plane; C is the contact location
+
+    The penetration is written as in seed 000, exactly zero when
+    separated [Moore]_::
+
+        d  = (|h| - h)/2 >= 0,      d' = -(v_{P*} - v_{C*}) . n
+
+    where ``v_{P*}``, ``v_{C*}`` are the velocities in ``frame`` of the
+    material points of the sphere and of the plane's body at C (d' > 0 while
+    compressing). The normal force on the sphere, along +n, is Hunt and
+    Crossley's [Hunt1975]_::
+
+        f_raw = k d**n + c d**n d'        f = (|f_raw| + f_raw)/2 >= 0
+
+    clamped to be non-adhesive unless ``clamped=False`` (then ``f = f_raw``,
+    the seed's formula, which pulls during the end of a strongly damped
+    rebound). A Coulomb friction force of magnitude ``mu f`` opposes the
+    slip velocity ``v_t = v - (v . n) n`` (``v = v_{P*} - v_{C*}``)::
+
+        F_t = -mu f sgn(|v_t|) v_t / |v_t|
+
+    with ``sgn`` the exact or regularized sign of
+    :func:`~sympy_loads.smooth_sign`. It is coded as
+    ``sgn(s) v_t/(s - sign(s) + 1)`` with ``s = |v_t|``, which equals the
+    above for ``s > 0`` and is exactly zero, not NaN, at zero slip.
+
+    ``to_loads()`` gives the force ``F = f n + F_t`` on ``point``; when
+    ``sphere_frame`` is given the moment of F about P is added as a torque
+    ``r_{C/P} x F`` on it (so the ball spins), and when the plane is fixed
+    in a moving ``plane_frame`` (or body) the equal and opposite force
+    ``-F`` acts on the plane's body at the contact point C. Action and
+    reaction then share the line of action through C. A plane without
+    ``plane_frame`` is fixed in ``frame`` and takes no load.
+
+    :meth:`between_spheres` builds the contact of two spheres; the plane is
+    then the tangent plane of the other sphere.
+
+    Examples
+    ========
+
+    Seed 000: a particle P above a fixed plane with normal n_z.
+
+    >>> from sympy import symbols
+    >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+    ...                                      dynamicsymbols)
+    >>> from sympy_loads import HuntCrossleyContact
+    >>> N = ReferenceFrame('N')
+    >>> x, y, z = dynamicsymbols('x y z', real=True)
+    >>> ux, uy, uz = dynamicsymbols('u_x u_y u_z', real=True)
+    >>> O = Point('O')
+    >>> O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x + y*N.y + z*N.z)
+    >>> P.set_vel(N, ux*N.x + uy*N.y + uz*N.z)
+    >>> k, c = symbols('k c', positive=True)
+    >>> contact = HuntCrossleyContact(P, O, N.z, N, stiffness=k, damping=c)
+    >>> contact
+    HuntCrossleyContact(P, O, N.z, N, stiffness=k, damping=c)
+    >>> contact.penetration
+    -z(t)/2 + Abs(z(t))/2
+    >>> contact.penetration_rate
+    -u_z(t)
+
+    Zero force above the plane; below it, while compressing (``u_z < 0``),
+    the spring-damper force of the seed along +n_z:
+
+    >>> delta, w = symbols('delta w', positive=True)
+    >>> contact.to_loads()[0].vector.subs(z, delta)
+    0
+    >>> contact.normal_force.subs({z: -delta, uz: -w}).simplify()
+    delta**(3/2)*(c*w + k)
+
+    Parameters
+    ==========
+
+    point : Point
+        Center of the sphere; its velocity in ``frame`` must be known.
+    plane_point : Point
+        A point of the plane (fixed in ``plane_frame`` if given).
+    normal : Vector
+        Unit normal of the plane, pointing towards the free side, fixed in
+        ``plane_frame`` (or ``frame``).
+    frame : ReferenceFrame
+        The frame in which velocities are taken (usually Newtonian).
+    stiffness : sympifiable
+        ``k >= 0`` (N/m**n); see :func:`hertz_stiffness`.
+    damping : sympifiable, optional
+        ``c >= 0`` (s/m); see :func:`damping_from_restitution`. Default 0.
+    exponent : sympifiable, optional
+        ``n > 0``; default 3/2 (Hertz).
+    radius : sympifiable, optional
+        Sphere radius ``R >= 0``; default 0 (a point).
+    friction_coefficient : sympifiable, optional
+        Coulomb coefficient ``mu >= 0``; default 0 (frictionless).
+    plane_frame : ReferenceFrame or RigidBody, optional
+        The frame or body the plane is fixed in, when it moves; it then
+        takes the reaction. Default: fixed in ``frame``, no reaction.
+    sphere_frame : ReferenceFrame or RigidBody, optional
+        The frame or body the sphere is fixed in; its rotation enters the
+        slip velocity and it takes the friction torque. Default: none (a
+        particle; the force acts at its center).
+    clamped : bool, optional
+        True (default): the normal force is clamped to ``f >= 0``. False:
+        the raw seed formula.
+    friction_regularization : sympifiable, optional
+        Regularization speed ``eps >= 0`` of the sign of the slip; default 0
+        (exact Coulomb).
+    friction_method : str, optional
+        Smooth sign used when ``friction_regularization`` is not zero, one
+        of ``'tanh'`` (default), ``'atan'``, ``'algebraic'``; see
+        :func:`~sympy_loads.smooth_sign`.
+
+    Raises
+    ======
+
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If a parameter has the wrong sign, ``normal`` is not a unit vector
+        or is not fixed in the plane's frame, or ``friction_method`` is
+        unknown.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", section "Collision".
+    .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, "Coefficient of Restitution
+       Interpreted as Damping in Vibroimpact", J. Appl. Mech. 42 (1975)
+       440-445.
+    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+    """
+
+    def __init__(self, point, plane_point, normal, frame, *, stiffness,
+                 damping=0, exponent=sm.Rational(3, 2), radius=0,
+                 friction_coefficient=0, plane_frame=None, sphere_frame=None,
+                 clamped=True, friction_regularization=0,
+                 friction_method='tanh'):
+        self._set_common(point, frame, stiffness, damping, exponent, radius,
+                         friction_coefficient, sphere_frame, clamped,
+                         friction_regularization, friction_method)
+        _set_once(self, 'plane_point', _check_type(
+            'plane_point', plane_point, Point))
+        _check_type('normal', normal, Vector)
+        if normal == Vector(0):
+            raise ValueError('normal must be a unit Vector, not zero.')
+        if sm.simplify(normal.dot(normal) - 1) != 0:
+            raise ValueError(
+                f'normal must be a unit Vector; {normal} has squared '
+                f'magnitude {sm.simplify(normal.dot(normal))}.')
+        _set_once(self, 'normal', normal)
+        _set_once(self, 'plane_frame', _frame_of('plane_frame', plane_frame))
+        fixed_in = self.plane_frame or self.frame
+        if not _is_zero_vector(normal.dt(fixed_in)):
+            raise ValueError(
+                f'normal {normal} must be fixed in {fixed_in} (the frame the '
+                f'plane is fixed in; pass plane_frame for a moving plane).')
+        self._kind = 'plane'
+        self._other_point = None
+        self._other_radius = None
+        height = point.pos_from(plane_point).dot(normal)
+        self._build(height, plane_point, self.plane_frame,
+                    self.plane_frame is not None)
+
+    @classmethod
+    def between_spheres(cls, point, other_point, frame, *, radius,
+                        other_radius, stiffness, damping=0,
+                        exponent=sm.Rational(3, 2), friction_coefficient=0,
+                        sphere_frame=None, other_sphere_frame=None,
+                        clamped=True, friction_regularization=0,
+                        friction_method='tanh'):
+        r"""Contact of the sphere at ``point`` with one at ``other_point``.
+
+        Explanation
+        ===========
+
+        The normal is ``n = r_{P/Q}/|r_{P/Q}|`` (from the other center Q to
+        P), the gap ``h = |r_{P/Q}| - R - R_other`` and the contact point C
+        lies on the other sphere's surface, ``Q + R_other n``; otherwise the
+        force law is that of the class. The other sphere always takes the
+        reaction ``-F`` at C. Coincident centers (a penetration equal to
+        ``R + R_other``) leave the normal undefined and are outside the
+        model.
+
+        Examples
+        ========
+
+        >>> from sympy import symbols
+        >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+        ...                                      dynamicsymbols)
+        >>> from sympy_loads import HuntCrossleyContact
+        >>> N = ReferenceFrame('N')
+        >>> x, u = dynamicsymbols('x u', real=True)
+        >>> Q = Point('Q')
+        >>> Q.set_vel(N, 0)
+        >>> P = Q.locatenew('P', x*N.x)
+        >>> P.set_vel(N, u*N.x)
+        >>> c = HuntCrossleyContact.between_spheres(
+        ...     P, Q, N, radius=1, other_radius=2, stiffness=10)
+        >>> c
+        HuntCrossleyContact.between_spheres(P, Q, N, radius=1, other_radius=2, stiffness=10)
+        >>> c.penetration.subs(x, 2.5)
+        0.500000000000000
+        >>> [load.vector.subs(x, 2.5).subs(u, 0) for load in c.to_loads()]
+        [3.53553390593274*N.x, - 3.53553390593274*N.x]
+
+        Parameters
+        ==========
+
+        point, other_point : Point
+            The two centers; their velocities in ``frame`` must be known.
+        frame : ReferenceFrame
+            The frame in which velocities are taken.
+        radius, other_radius : sympifiable
+            The radii (nonnegative).
+        sphere_frame, other_sphere_frame : ReferenceFrame or RigidBody
+            Frames the spheres are fixed in (optional; their rotation
+            enters the slip, and the friction torque acts on them).
+        stiffness, damping, exponent, friction_coefficient, clamped, \
+friction_regularization, friction_method
+            As for the class; :func:`hertz_stiffness` takes
+            ``other_radius`` for two spheres.
+
+        References
+        ==========
+
+        .. [Flores2023] P. Flores, "Contact mechanics for dynamical
+           systems: a comprehensive review", Multibody Syst. Dyn. 54
+           (2022) 127-177.
+        """
+        self = cls.__new__(cls)
+        self._set_common(point, frame, stiffness, damping, exponent, radius,
+                         friction_coefficient, sphere_frame, clamped,
+                         friction_regularization, friction_method)
+        _check_type('other_point', other_point, Point)
+        self._other_point = other_point
+        self._other_radius = _sympify_scalar('other_radius', other_radius,
+                                             nonnegative=True)
+        other_frame = _frame_of('other_sphere_frame', other_sphere_frame)
+        _set_once(self, 'plane_frame', other_frame)
+        r = point.pos_from(other_point)
+        distance = sm.sqrt(r.dot(r))
+        normal = r / distance
+        _set_once(self, 'normal', normal)
+        _set_once(self, 'plane_point', other_point.locatenew(
+            f'{other_point.name}_surface', self._other_radius * normal))
+        self._kind = 'spheres'
+        self._build(distance - self._other_radius, other_point, other_frame,
+                    True)
+        return self
+
+    @classmethod
+    def from_restitution(cls, point, plane_point, normal, frame, *,
+                         stiffness, restitution, impact_speed,
+                         model='gonthier', **options):
+        r"""Contact whose damping gives restitution ``e`` at speed ``v0``.
+
+        Explanation
+        ===========
+
+        Same as the constructor with
+        ``damping=damping_from_restitution(stiffness, restitution,
+        impact_speed, model)``; the other keywords pass through.
+
+        Examples
+        ========
+
+        >>> from sympy.physics.mechanics import Point, ReferenceFrame
+        >>> from sympy_loads import HuntCrossleyContact
+        >>> N = ReferenceFrame('N')
+        >>> O = Point('O')
+        >>> P = O.locatenew('P', N.z)
+        >>> P.set_vel(N, 0)
+        >>> HuntCrossleyContact.from_restitution(
+        ...     P, O, N.z, N, stiffness=10**6, restitution=0.5,
+        ...     impact_speed=3, model='hu-guo').damping
+        500000.000000000
+
+        Parameters
+        ==========
+
+        restitution, impact_speed, model
+            See :func:`damping_from_restitution`.
+        point, plane_point, normal, frame, stiffness, options
+            See the class.
+
+        References
+        ==========
+
+        .. [Flores2023] P. Flores, "Contact mechanics for dynamical
+           systems: a comprehensive review", Multibody Syst. Dyn. 54
+           (2022) 127-177.
+        """
+        if 'damping' in options:
+            raise TypeError(
+                'from_restitution() computes damping; do not pass it.')
+        damping = damping_from_restitution(stiffness, restitution,
+                                           impact_speed, model)
+        return cls(point, plane_point, normal, frame, stiffness=stiffness,
+                   damping=damping, **options)
+
+    # -- construction helpers -------------------------------------------
+
+    def _set_common(self, point, frame, stiffness, damping, exponent, radius,
+                    friction_coefficient, sphere_frame, clamped,
+                    friction_regularization, friction_method):
+        _set_once(self, 'point', _check_type('point', point, Point))
+        _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
+        _set_once(self, 'stiffness', _sympify_scalar(
+            'stiffness', stiffness, nonnegative=True))
+        _set_once(self, 'damping', _sympify_scalar(
+            'damping', damping, nonnegative=True))
+        _set_once(self, 'exponent', _sympify_scalar(
+            'exponent', exponent, positive=True))
+        _set_once(self, 'radius', _sympify_scalar(
+            'radius', radius, nonnegative=True))
+        _set_once(self, 'friction_coefficient', _sympify_scalar(
+            'friction_coefficient', friction_coefficient, nonnegative=True))
+        _set_once(self, 'sphere_frame',
+                  _frame_of('sphere_frame', sphere_frame))
+        _check_type('clamped', clamped, bool)
+        _set_once(self, 'clamped', clamped)
+        _set_once(self, 'friction_regularization', _sympify_scalar(
+            'friction_regularization', friction_regularization,
+            nonnegative=True))
+        if friction_method not in SIGN_METHODS:
+            raise ValueError(
+                f'friction_method must be one of {SIGN_METHODS}, got '
+                f'{friction_method!r}.')
+        _set_once(self, 'friction_method', friction_method)
+
+    def _build(self, center_height, anchor, anchor_frame, reaction):
+        """Form the expressions once.
+
+        ``center_height`` is the height of the center above the plane,
+        ``anchor`` a point fixed in ``anchor_frame`` (the plane's body, None
+        if it does not rotate) and ``reaction`` whether the plane's body
+        takes the reaction.
+        """
+        n, N = self.normal, self.frame
+        gap = center_height - self.radius
+        self._gap = gap
+        self._penetration = (sm.Abs(gap) - gap) / 2
+        contact = self.point.locatenew(f'{self.point.name}_contact',
+                                       -center_height * n)
+        self._contact_point = contact
+        # Velocity of the sphere's material point at C.
+        v_sphere = self.point.vel(N)
+        if self.sphere_frame is not None:
+            v_sphere = v_sphere + self.sphere_frame.ang_vel_in(N).cross(
+                contact.pos_from(self.point))
+        # Velocity of the plane's material point at C.
+        if reaction:
+            v_plane = anchor.vel(N)
+            if anchor_frame is not None:
+                v_plane = v_plane + anchor_frame.ang_vel_in(N).cross(
+                    contact.pos_from(anchor))
+            contact.set_vel(N, v_plane)
+        else:
+            v_plane = Vector(0)
+        self._reaction = reaction
+        v = v_sphere - v_plane
+        v_normal = v.dot(n)
+        self._penetration_rate = -v_normal
+        self._slip_velocity = v - v_normal * n
+        d, k, c = self._penetration, self.stiffness, self.damping
+        dn = d**self.exponent
+        if self.clamped:
+            stiff_damp = k + c * self._penetration_rate
+            self._normal_force = dn * (sm.Abs(stiff_damp) + stiff_damp) / 2
+        else:
+            self._normal_force = (k * dn
+                                  + c * dn * self._penetration_rate)
+        self._friction_force = self._coulomb_friction()
+
+    def _coulomb_friction(self):
+        """Coulomb friction on the sphere, finite at zero slip."""
+        mu = self.friction_coefficient
+        if mu == 0 or self._slip_velocity == Vector(0):
+            return Vector(0)
+        vt = self._slip_velocity
+        s = sm.sqrt(vt.dot(vt))
+        sgn = smooth_sign(s, self.friction_regularization,
+                          self.friction_method)
+        # sgn(s)/(s - sign(s) + 1) is sgn(s)/s for s > 0 and 0 at s = 0:
+        # finite everywhere, with no Piecewise whose branches NumPy would
+        # both evaluate.
+        return -mu * self._normal_force * sgn / (s - sm.sign(s) + 1) * vt
+
+    # -- read-only constructor arguments ---------------------------------
+
+    point = property(lambda self: self._point,
+                     lambda self, v: _set_once(self, 'point', v),
+                     doc='Center of the sphere (Point).')
+    plane_point = property(lambda self: self._plane_point,
+                           lambda self, v: _set_once(self, 'plane_point', v),
+                           doc='A point of the plane (Point).')
+    normal = property(lambda self: self._normal,
+                      lambda self, v: _set_once(self, 'normal', v),
+                      doc='Unit normal of the plane, out of it (Vector).')
+    frame = property(lambda self: self._frame,
+                     lambda self, v: _set_once(self, 'frame', v),
+                     doc='Frame in which velocities are taken.')
+    stiffness = property(lambda self: self._stiffness,
+                         lambda self, v: _set_once(self, 'stiffness', v),
+                         doc='Contact stiffness k.')
+    damping = property(lambda self: self._damping,
+                       lambda self, v: _set_once(self, 'damping', v),
+                       doc='Hysteresis damping c.')
+    exponent = property(lambda self: self._exponent,
+                        lambda self, v: _set_once(self, 'exponent', v),
+                        doc='Stiffness exponent n.')
+    radius = property(lambda self: self._radius,
+                      lambda self, v: _set_once(self, 'radius', v),
+                      doc='Sphere radius R.')
+    friction_coefficient = property(
+        lambda self: self._friction_coefficient,
+        lambda self, v: _set_once(self, 'friction_coefficient', v),
+        doc='Coulomb friction coefficient mu.')
+    plane_frame = property(lambda self: self._plane_frame,
+                           lambda self, v: _set_once(self, 'plane_frame', v),
+                           doc='Frame the plane is fixed in, or None.')
+    sphere_frame = property(
+        lambda self: self._sphere_frame,
+        lambda self, v: _set_once(self, 'sphere_frame', v),
+        doc='Frame the sphere is fixed in, or None.')
+    clamped = property(lambda self: self._clamped,
+                       lambda self, v: _set_once(self, 'clamped', v),
+                       doc='Whether the normal force is clamped to f >= 0.')
+    friction_regularization = property(
+        lambda self: self._friction_regularization,
+        lambda self, v: _set_once(self, 'friction_regularization', v),
+        doc='Regularization speed of the slip sign (0: exact).')
+    friction_method = property(
+        lambda self: self._friction_method,
+        lambda self, v: _set_once(self, 'friction_method', v),
+        doc='Smooth sign method for the slip.')
+
+    # -- derived quantities ----------------------------------------------
+
+    @property
+    def penetration(self):
+        """Penetration ``d = (|h| - h)/2`` (zero when separated)."""
+        return self._penetration
+
+    @property
+    def penetration_rate(self):
+        """Penetration rate ``d' = -(v_{P*} - v_{C*}) . n`` (> 0 while
+        approaching), whether or not in contact."""
+        return self._penetration_rate
+
+    @property
+    def normal_force(self):
+        """Normal force magnitude ``f`` on the sphere along ``+normal``."""
+        return self._normal_force
+
+    @property
+    def slip_velocity(self):
+        """Tangential velocity of the sphere's contact point relative to the
+        plane's (Vector)."""
+        return self._slip_velocity
+
+    @property
+    def contact_point(self):
+        """Contact location C: the center projected on the plane (Point);
+        the plane's body takes the reaction there."""
+        return self._contact_point
+
+    @property
+    def friction_force(self):
+        """Coulomb friction force on the sphere (Vector, in the tangent
+        plane, zero at zero slip and when separated)."""
+        return self._friction_force
+
+    @property
+    def force(self):
+        """Total contact force ``f n + F_t`` on the sphere (Vector)."""
+        return self._normal_force * self.normal + self.friction_force
+
+    def to_loads(self):
+        """Return the loads of the contact for ``KanesMethod``/``System``.
+
+        The force on ``point``, the friction torque on ``sphere_frame``
+        (if given) and the reaction on the plane's body at
+        :attr:`contact_point` (if the plane moves or for two spheres).
+
+        Examples
+        ========
+
+        >>> from sympy.physics.mechanics import Point, ReferenceFrame
+        >>> from sympy_loads import HuntCrossleyContact
+        >>> N = ReferenceFrame('N')
+        >>> O = Point('O')
+        >>> P = O.locatenew('P', -N.z/4)
+        >>> P.set_vel(N, 0)
+        >>> HuntCrossleyContact(P, O, N.z, N, stiffness=8).to_loads()
+        [Force(point=P, force=N.z)]
+        """
+        force = self.force
+        loads = [Force(self.point, force)]
+        if self.sphere_frame is not None and self.friction_force != 0:
+            arm = self._contact_point.pos_from(self.point)
+            loads.append(Torque(self.sphere_frame,
+                                arm.cross(self.friction_force)))
+        if self._reaction:
+            loads.append(Force(self._contact_point, -force))
+        return loads
+
+    def __repr__(self):
+        defaults = dict(damping=0, exponent=sm.Rational(3, 2), radius=0,
+                        friction_coefficient=0, plane_frame=None,
+                        sphere_frame=None, clamped=True,
+                        friction_regularization=0, friction_method='tanh')
+        if self._kind == 'spheres':
+            head = (f'{type(self).__name__}.between_spheres({self.point}, '
+                    f'{self._other_point}, {self.frame}, '
+                    f'radius={self.radius}, '
+                    f'other_radius={self._other_radius}, '
+                    f'stiffness={self.stiffness}')
+            names = ['damping', 'exponent', 'friction_coefficient',
+                     'sphere_frame', 'plane_frame', 'clamped',
+                     'friction_regularization', 'friction_method']
+            rename = {'plane_frame': 'other_sphere_frame'}
+        else:
+            head = (f'{type(self).__name__}({self.point}, '
+                    f'{self.plane_point}, {self.normal}, {self.frame}, '
+                    f'stiffness={self.stiffness}')
+            names = ['damping', 'exponent', 'radius', 'friction_coefficient',
+                     'plane_frame', 'sphere_frame', 'clamped',
+                     'friction_regularization', 'friction_method']
+            rename = {}
+        parts = [head]
+        for name in names:
+            value = getattr(self, name)
+            if not self._is_default(value, defaults[name]):
+                shown = repr(value) if isinstance(value, str) else value
+                parts.append(f'{rename.get(name, name)}={shown}')
+        return ', '.join(parts) + ')'
+
+    @staticmethod
+    def _is_default(value, default):
+        """Whether ``value`` is the constructor default (a Float such as
+        1.5 is shown even when equal to the default 3/2)."""
+        if default is None or isinstance(default, (bool, str)):
+            return value == default and type(value) is type(default)
+        return not isinstance(value, sm.Float) and value == default
