@@ -7,11 +7,14 @@ Each module adds its public names below; ``__all__`` is explicit.
 from .contact import (DAMPING_MODELS, HuntCrossleyContact,
                       damping_from_restitution, effective_restitution,
                       hertz_stiffness, hysteresis_factor)
+from .actuators import (RotationalSpringDamperActuator,
+                        SpringDamperActuator)
 from .force_systems import (Couple, Replacement, are_equivalent, moment,
                             resultant)
 from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
-                       friction_magnitude, smooth_sign, stribeck_friction,
-                       viscous_friction)
+                       friction_magnitude, sliding_friction_force,
+                       smooth_sign, stribeck_friction, viscous_friction,
+                       SlidingFriction)
 from .generalized_forces import (generalized_active_forces,
                                  generalized_inertia_forces,
                                  is_noncontributing,
@@ -23,9 +26,12 @@ __version__ = '0.1.0'
 __all__ = [
     # force_systems
     'resultant', 'moment', 'Couple', 'Replacement', 'are_equivalent',
+    # actuators
+    'SpringDamperActuator', 'RotationalSpringDamperActuator',
     # friction
     'smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction',
     'stribeck_friction', 'friction_law', 'friction_magnitude',
+    'sliding_friction_force', 'SlidingFriction',
     # generalized_forces
     'partial_velocities', 'nonholonomic_partial_velocities',
     'generalized_active_forces', 'generalized_inertia_forces',

@@ -5,11 +5,15 @@ and return the friction force along ``v`` (opposing it).
 """
 
 import sympy as sm
+from sympy.physics.mechanics import (ActuatorBase, Force, Point,
+                                     ReferenceFrame, RigidBody)
+from sympy.physics.vector import Vector
 
-from ._utils import _sympify_scalar
+from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
 
 __all__ = ['smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction',
-           'stribeck_friction', 'friction_law', 'friction_magnitude']
+           'stribeck_friction', 'friction_law', 'friction_magnitude',
+           'sliding_friction_force', 'SlidingFriction']
 
 #: Names accepted by :func:`smooth_sign` for its ``method`` argument.
 SIGN_METHODS = ('exact', 'tanh', 'atan', 'algebraic')
@@ -509,3 +513,388 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
     level, _ = _magnitude(s, *params)
     return (-level * smooth_sign(speed, regularization, sign_method)
             - c_v * speed)
+
+
+def _unit_vector(name, vector):
+    """Return ``vector`` normalized (unchanged if its magnitude simplifies
+    to 1); ``ValueError`` naming ``name`` if it is zero."""
+    _check_type(name, vector, Vector)
+    if _is_zero_vector(vector):
+        raise ValueError(f'{name} must be a nonzero Vector, got 0.')
+    magnitude = sm.simplify(vector.magnitude())
+    return vector if magnitude == 1 else vector / magnitude
+
+
+def sliding_friction_force(slip_velocity, normal_force=0, *,
+                           kinetic_coefficient=0, static_coefficient=None,
+                           stribeck_speed=None, exponent=2,
+                           viscous_coefficient=0, regularization=0,
+                           sign_method='tanh'):
+    r"""Return the friction force vector opposing a (tangential) slip
+    velocity, finite at zero slip.
+
+    Explanation
+    ===========
+
+    The vector form of :func:`friction_law`: with ``s = |v_t|`` the slip
+    speed and ``f(s)`` the level of :func:`friction_magnitude` without the
+    viscous part::
+
+        F = -f(s) sgn(s) v_t / s - c_v v_t
+
+    ``sgn(s) / s`` is written so that no ``0/0`` occurs at ``v_t = 0``:
+
+    - ``'algebraic'``: ``1 / sqrt(s**2 + eps**2)`` (no special case at all);
+    - ``'tanh'``, ``'atan'``, ``'exact'``: ``sgn(s) / s*`` with
+      ``s* = Piecewise((1, s**2 = 0), (s, True))``; at zero slip ``v_t`` is
+      the zero vector so the force is exactly zero there, and both branches
+      are finite, so NumPy evaluates it without warnings.
+
+    The force then opposes the slip direction in every direction of the
+    plane, with no hand-derived signs (compare seed 000's per-component
+    ``-|v_x|/v_x mu F_z``, which is ``0/0`` at ``v_x = 0``). Where ``s* ``
+    switches branches the symbolic derivative is that of the branch, so
+    linearize about a sliding state or use ``'algebraic'``.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols
+    >>> from sympy.physics.mechanics import ReferenceFrame, dynamicsymbols
+    >>> from sympy_loads import sliding_friction_force
+    >>> N = ReferenceFrame('N')
+    >>> vx, vy = dynamicsymbols('v_x v_y')
+    >>> mu, Fn, eps = symbols('mu F_n epsilon', positive=True)
+    >>> sliding_friction_force(vx*N.x + vy*N.y, Fn, kinetic_coefficient=mu,
+    ...     regularization=eps, sign_method='algebraic')
+    - F_n*mu*v_x(t)/sqrt(epsilon**2 + v_x(t)**2 + v_y(t)**2)*N.x - F_n*mu*v_y(t)/sqrt(epsilon**2 + v_x(t)**2 + v_y(t)**2)*N.y
+
+    Parameters
+    ==========
+
+    slip_velocity : Vector
+        The tangential slip velocity ``v_t`` of the body the force acts on
+        relative to the surface (project out the normal component first;
+        :class:`SlidingFriction` does this).
+    normal_force, kinetic_coefficient, static_coefficient, stribeck_speed, exponent, viscous_coefficient, regularization, sign_method
+        As in :func:`friction_law`.
+
+    Returns
+    =======
+
+    Vector
+
+    Raises
+    ======
+
+    TypeError, ValueError
+        As in :func:`friction_law`; ``TypeError`` if ``slip_velocity`` is
+        not a Vector.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", sections "Friction" and "Collision".
+    .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
+       "Contact-impact events with friction in multibody dynamics: Back to
+       basics", Mech. Mach. Theory 184 (2023) 105305.
+    """
+    _check_type('slip_velocity', slip_velocity, Vector)
+    params = _friction_parameters(
+        normal_force, kinetic_coefficient, static_coefficient,
+        stribeck_speed, exponent, viscous_coefficient)
+    eps = _sympify_scalar('regularization', regularization, nonnegative=True)
+    if sign_method not in SIGN_METHODS:
+        raise ValueError(
+            f'sign_method must be one of {SIGN_METHODS}, got '
+            f'{sign_method!r}.')
+    if slip_velocity == Vector(0):
+        return Vector(0)
+    s2 = slip_velocity.dot(slip_velocity)
+    s = sm.sqrt(s2)
+    c_v = params[-1]
+    level, _ = _magnitude(s, *params)  # sqrt(s2)**2 is s2: no sqrt left
+    if sign_method == 'algebraic' and eps != 0:
+        direction_factor = 1 / sm.sqrt(s2 + eps**2)
+    else:
+        safe_s = sm.Piecewise((1, sm.Eq(s2, 0)), (s, True))
+        if sign_method == 'exact' or eps == 0:
+            direction_factor = 1 / safe_s
+        else:
+            direction_factor = smooth_sign(s, eps, sign_method) / safe_s
+    return -level * direction_factor * slip_velocity - c_v * slip_velocity
+
+
+class SlidingFriction(ActuatorBase):
+    r"""Friction on a point sliding on a surface.
+
+    Explanation
+    ===========
+
+    The force on ``point`` opposes its tangential slip velocity relative to
+    the surface, with the magnitude of the combined Coulomb, Stribeck and
+    viscous law (:func:`friction_law`, :func:`sliding_friction_force`)::
+
+        v   = velocity of point relative to the surface frame S
+        v_t = v - (v . n) n                     (tangential slip velocity)
+        F   = -f(|v_t|) sgn(|v_t|) v_t/|v_t| - c_v v_t     on ``point``
+        -F                          on the surface body, at the point of S
+                                    coincident with ``point``
+
+              n ^
+                |    F <---- o point ----> v_t
+            ====+===================== surface S
+
+    It is exactly zero, and finite when evaluated numerically, at zero slip.
+    If ``surface`` is a ``RigidBody`` the reaction ``-F`` is applied to it
+    at :attr:`reaction_point`, a point fixed in the body that coincides with
+    ``point`` (its velocity in ``frame`` is ``v_point - v``).
+
+    The normal force magnitude is given (e.g. ``m g`` on a horizontal
+    plane, or a contact model's normal force); friction does not know the
+    constraint force of a contact that is modelled as a constraint.
+
+    How this differs from SymPy 1.14's ``CoulombKineticFriction``:
+
+    - it acts on a *slip velocity vector* in the plane of the surface, not
+      on the extension velocity of a pathway between two points, so it is
+      right for sliding in any direction and needs no second point;
+      ``CoulombKineticFriction`` on a ``LinearPathway`` from a fixed point
+      ``O`` to the block ``P`` takes ``v = sign(x) x'`` and multiplies by the
+      unit vector ``x/|x|``, which produces ``sign(sign(x) x')`` and is
+      ``0/0`` (NaN) when ``P`` passes ``O``; the force here contains neither;
+    - SymPy's docstring states ``F = (...) sign(v) + sigma v`` (along the
+      motion) while its code returns ``-(...) sign(v) - sigma v``; here one
+      convention is stated and tested: ``F . v_t <= 0`` (friction never adds
+      energy);
+    - parameters are validated (negative coefficients, ``mu_s < mu_k`` and a
+      zero Stribeck speed are errors; SymPy accepts ``v_s = 0`` and returns
+      ``exp(zoo ...)``), and there are no magic defaults (SymPy turns
+      ``mu_k=None`` into 1 and ``v_s=None`` into 0.01);
+    - the sign can be smoothed with a regularization speed for numerical
+      integration, and the ``repr`` mirrors the constructor.
+
+    Examples
+    ========
+
+    A block sliding on the ground (the ``N.x``-``N.y`` plane):
+
+    >>> from sympy import symbols
+    >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+    ...     dynamicsymbols)
+    >>> from sympy_loads import SlidingFriction
+    >>> m, g, mu = symbols('m g mu', positive=True)
+    >>> x, y, z = dynamicsymbols('x y z')
+    >>> N = ReferenceFrame('N')
+    >>> O = Point('O')
+    >>> O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x + y*N.y + z*N.z)
+    >>> friction = SlidingFriction(P, N.z, N, normal_force=m*g,
+    ...     kinetic_coefficient=mu)
+    >>> friction
+    SlidingFriction(P, N.z, N, normal_force=g*m, kinetic_coefficient=mu)
+    >>> friction.slip_velocity
+    Derivative(x(t), t)*N.x + Derivative(y(t), t)*N.y
+
+    Sliding along ``N.x`` alone it is seed 000's ``-mu m g sign(x')``, and
+    it is zero at rest:
+
+    >>> F = friction.to_loads()[0].vector
+    >>> xd, yd = x.diff(), y.diff()
+    >>> F.subs({xd: -3, yd: 0})
+    g*m*mu*N.x
+    >>> F.subs({xd: 0, yd: 0})
+    0
+    >>> F.subs({xd: 3, yd: 4})
+    - 3*g*m*mu/5*N.x - 4*g*m*mu/5*N.y
+
+    Parameters
+    ==========
+
+    point : Point
+        The sliding (contact) point; its velocity in ``frame`` and in the
+        surface's frame must be computable.
+    normal : Vector
+        The surface normal (normalized if not a unit vector); only the slip
+        perpendicular to it counts.
+    frame : ReferenceFrame
+        The Newtonian frame of the equations of motion; the surface is fixed
+        in it unless ``surface`` is given.
+    normal_force : sympifiable
+        The normal force magnitude ``N >= 0``.
+    kinetic_coefficient, static_coefficient, stribeck_speed, exponent, viscous_coefficient, regularization, sign_method : optional
+        The friction law, as in :func:`friction_law`.
+    surface : RigidBody or ReferenceFrame, optional
+        The body (or frame) the point slides on. A ``RigidBody`` receives
+        the reaction force; a ``ReferenceFrame`` only defines the slip
+        velocity (e.g. a prescribed moving belt).
+
+    Raises
+    ======
+
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If ``normal`` is zero or a law parameter is invalid (see
+        :func:`friction_law`).
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", sections "Friction" and "Collision".
+    .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
+       "Contact-impact events with friction in multibody dynamics: Back to
+       basics", Mech. Mach. Theory 184 (2023) 105305.
+    """
+
+    _LAW_DEFAULTS = (('kinetic_coefficient', 0), ('static_coefficient', None),
+                     ('stribeck_speed', None), ('exponent', 2),
+                     ('viscous_coefficient', 0), ('regularization', 0),
+                     ('sign_method', 'tanh'))
+
+    def __init__(self, point, normal, frame, *, normal_force,
+                 kinetic_coefficient=0, static_coefficient=None,
+                 stribeck_speed=None, exponent=2, viscous_coefficient=0,
+                 regularization=0, sign_method='tanh', surface=None):
+        _set_once(self, 'point', _check_type('point', point, Point))
+        _set_once(self, 'normal', _unit_vector('normal', normal))
+        _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
+        _check_type('surface', surface,
+                    (RigidBody, ReferenceFrame, type(None)),
+                    'RigidBody, ReferenceFrame or None')
+        _set_once(self, 'surface', surface)
+        # validate the law once, with the same checks as friction_law
+        law = dict(kinetic_coefficient=kinetic_coefficient,
+                   static_coefficient=static_coefficient,
+                   stribeck_speed=stribeck_speed, exponent=exponent,
+                   viscous_coefficient=viscous_coefficient)
+        (normal_force, law['kinetic_coefficient'], law['static_coefficient'],
+         law['stribeck_speed'], law['exponent'],
+         law['viscous_coefficient']) = _friction_parameters(
+            normal_force, **law)
+        law['regularization'] = _sympify_scalar(
+            'regularization', regularization, nonnegative=True)
+        if sign_method not in SIGN_METHODS:
+            raise ValueError(
+                f'sign_method must be one of {SIGN_METHODS}, got '
+                f'{sign_method!r}.')
+        law['sign_method'] = sign_method
+        _set_once(self, 'normal_force', normal_force)
+        _set_once(self, 'law', law)
+        if isinstance(surface, RigidBody):
+            reaction = Point(f'{point.name}_on_{surface.name}')
+            reaction.set_pos(point, 0)
+        else:
+            reaction = None
+        _set_once(self, 'reaction_point', reaction)
+
+    point = property(lambda self: self._point,
+                     doc='The sliding point that receives the friction force.')
+    normal = property(lambda self: self._normal,
+                      doc='The unit surface normal.')
+    frame = property(lambda self: self._frame, doc='The Newtonian frame.')
+    surface = property(lambda self: self._surface,
+                       doc='The surface body or frame (None: ``frame``).')
+    normal_force = property(lambda self: self._normal_force,
+                            doc='The normal force magnitude.')
+    reaction_point = property(
+        lambda self: self._reaction_point,
+        doc='The point of the surface body that receives the reaction '
+            '(None without a surface body).')
+
+    @property
+    def law(self):
+        """The friction-law keyword arguments (a copy)."""
+        return dict(self._law)
+
+    @property
+    def surface_frame(self):
+        """The frame the slip velocity is measured in."""
+        if self.surface is None:
+            return self.frame
+        if isinstance(self.surface, RigidBody):
+            return self.surface.frame
+        return self.surface
+
+    def _relative_velocity(self):
+        """Return the velocity of :attr:`point` relative to the surface
+        frame and, for a surface body, the velocity in :attr:`frame` of the
+        body's point coincident with it (else None)."""
+        surface = self.surface
+        if isinstance(surface, RigidBody):
+            try:
+                r = self.point.pos_from(surface.masscenter)
+            except ValueError:
+                r = None
+            if r is not None:
+                # v_P/B = dr/dt in B; v_Q = v_Bo + w_B x r (Q fixed in B)
+                relative = r.dt(surface.frame)
+                coincident = (surface.masscenter.vel(self.frame)
+                              + surface.frame.ang_vel_in(self.frame).cross(r))
+                return relative, coincident
+            relative = self.point.vel(surface.frame)
+            return relative, self.point.vel(self.frame) - relative
+        return self.point.vel(self.surface_frame), None
+
+    @property
+    def slip_velocity(self):
+        """The tangential slip velocity ``v - (v . n) n`` of the point
+        relative to the surface."""
+        v, _ = self._relative_velocity()
+        return v - v.dot(self.normal) * self.normal
+
+    @property
+    def force(self):
+        """The friction force (Vector) on :attr:`point`."""
+        return sliding_friction_force(self.slip_velocity, self.normal_force,
+                                      **self._law)
+
+    def to_loads(self):
+        """Return ``[Force(point, F)]`` plus ``Force(reaction_point, -F)``
+        when the surface is a rigid body.
+
+        Examples
+        ========
+
+        >>> from sympy import symbols
+        >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+        ...     RigidBody, dynamicsymbols)
+        >>> from sympy_loads import SlidingFriction
+        >>> x, s = dynamicsymbols('x s')
+        >>> N = ReferenceFrame('N')
+        >>> O = Point('O')
+        >>> O.set_vel(N, 0)
+        >>> cart = RigidBody('cart')
+        >>> cart.masscenter.set_pos(O, s*N.x)
+        >>> cart.masscenter.set_vel(N, s.diff()*N.x)
+        >>> cart.frame.orient_axis(N, N.z, 0)
+        >>> P = cart.masscenter.locatenew('P', x*N.x)
+        >>> friction = SlidingFriction(P, N.y, N, normal_force=1,
+        ...     viscous_coefficient=symbols('c'), surface=cart)
+        >>> friction.to_loads()
+        [Force(point=P, force=- c*Derivative(x(t), t)*N.x),
+         Force(point=P_on_cart, force=c*Derivative(x(t), t)*N.x)]
+        >>> friction.reaction_point.vel(N)
+        Derivative(s(t), t)*N.x
+        """
+        force = self.force
+        loads = [Force(self.point, force)]
+        if self.reaction_point is not None:
+            _, coincident = self._relative_velocity()
+            self.reaction_point.set_vel(self.frame, coincident)
+            loads.append(Force(self.reaction_point, -force))
+        return loads
+
+    def __repr__(self):
+        parts = [str(self.point), str(self.normal), str(self.frame),
+                 f'normal_force={self.normal_force}']
+        for name, default in self._LAW_DEFAULTS:
+            value = self._law[name]
+            if value != default:
+                parts.append(f'{name}={value!r}' if isinstance(value, str)
+                             else f'{name}={value}')
+        if self.surface is not None:
+            parts.append(f'surface={self.surface}')
+        return f'{type(self).__name__}({", ".join(parts)})'
