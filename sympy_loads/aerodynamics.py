@@ -1,0 +1,373 @@
+r"""Quadratic aerodynamic drag on a point moving through air.
+
+The drag force opposes the velocity of the aerodynamic center relative to
+the air and grows with its square [Moore]_::
+
+    F = -1/2 rho C_d A |v_rel| v_rel,      v_rel = v_P - v_wind
+
+The magnitude ``|v_rel|`` is written with :class:`euclidean_norm`, a SymPy
+function equal to ``sqrt(v_rel . v_rel)`` whose derivative is written so that
+it, too, evaluates to a finite number (zero) at rest. Writing the force as
+``normalize(v) * (v . v)`` instead, as the seed's first cell does, is 0/0 at
+rest.
+
+References
+==========
+
+.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+   Torque", section "Aerodynamic Drag".
+"""
+
+import sympy as sm
+from sympy.core.logic import fuzzy_and
+from sympy.physics.mechanics import Force, Point, ReferenceFrame
+from sympy.physics.mechanics.actuator import ActuatorBase
+from sympy.physics.vector import Vector
+
+from ._utils import _check_type, _set_once, _sympify_scalar
+
+__all__ = ['AerodynamicDrag', 'euclidean_norm']
+
+
+class euclidean_norm(sm.Function):
+    r"""Euclidean norm ``sqrt(x1**2 + x2**2 + ...)`` of real components,
+    with a derivative that is finite at the origin.
+
+    Explanation
+    ===========
+
+    The norm itself is continuous and zero at the origin, but its exact
+    derivative ``x_i / sqrt(x1**2 + ...)`` is 0/0 there when it is
+    evaluated numerically. ``euclidean_norm`` differentiates to
+
+    .. math:: \frac{\partial \|x\|}{\partial x_i} =
+              \frac{x_i}{\|x\| + [\|x\| = 0]}
+
+    where ``[.]`` is 1 when the condition holds and 0 otherwise (a
+    ``Piecewise``). Away from the origin this is the exact derivative; at
+    the origin it is 0, the value of ``x_i/|x|`` times the vanishing factor
+    that always multiplies it in ``|x| x`` (whose derivative is continuous).
+    So a product such as ``euclidean_norm(u) * u``, and its time or
+    state derivative (e.g. in a linearization), evaluate to finite values
+    everywhere, without division by zero or warnings.
+
+    Numeric and code printers (lambdify, C, ...) and LaTeX print the norm as
+    ``sqrt(x1**2 + ...)``; ``rewrite(sqrt)`` gives that form symbolically.
+    With a single nonzero component it evaluates to ``Abs`` of it, so
+    one-dimensional motion reduces to the familiar ``u*Abs(u)``.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols, sqrt, lambdify
+    >>> from sympy_loads.aerodynamics import euclidean_norm
+    >>> x, y = symbols('x y', real=True)
+    >>> euclidean_norm(3, 4)
+    5
+    >>> euclidean_norm(x, 0)
+    Abs(x)
+    >>> euclidean_norm(x, y).rewrite(sqrt)
+    sqrt(x**2 + y**2)
+    >>> f = lambdify((x, y), (euclidean_norm(x, y)*x).diff(x))
+    >>> float(f(0.0, 0.0)), float(f(3.0, 4.0))
+    (0.0, 6.8)
+
+    Parameters
+    ==========
+
+    *components : Expr
+        Real scalar components.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", section "Aerodynamic Drag" (the drag law that needs it).
+    """
+
+    @classmethod
+    def eval(cls, *components):
+        if not components:
+            raise TypeError('euclidean_norm needs at least one component.')
+        nonzero = [c for c in components if not c.is_zero]
+        if not nonzero:
+            return sm.S.Zero
+        if len(nonzero) == 1:
+            return sm.Abs(nonzero[0])
+        if all(c.is_number for c in nonzero):
+            return sm.sqrt(sm.Add(*[c**2 for c in nonzero]))
+        if len(nonzero) < len(components):
+            return cls(*nonzero)
+        return None
+
+    def fdiff(self, argindex=1):
+        indicator = sm.Piecewise((1, sm.Eq(self, 0)), (0, True))
+        return self.args[argindex - 1] / (self + indicator)
+
+    def _eval_rewrite_as_sqrt(self, *components, **kwargs):
+        return sm.sqrt(sm.Add(*[c**2 for c in components]))
+
+    def _eval_is_extended_real(self):
+        return fuzzy_and(c.is_extended_real for c in self.args)
+
+    def _eval_is_extended_nonnegative(self):
+        return fuzzy_and(c.is_extended_real for c in self.args)
+
+    def _eval_is_finite(self):
+        return fuzzy_and(c.is_finite for c in self.args)
+
+    def _eval_simplify(self, **kwargs):
+        components = [sm.simplify(c, **kwargs) for c in self.args]
+        square = sm.simplify(sm.Add(*[c**2 for c in components]), **kwargs)
+        if square.is_number:
+            return sm.sqrt(square)
+        return self.func(*components)
+
+    def _eval_is_zero(self):
+        return fuzzy_and(c.is_zero for c in self.args)
+
+    def _print_as_sqrt(self, printer, *args, **kwargs):
+        return printer._print(self.rewrite(sm.sqrt), *args, **kwargs)
+
+
+# Code printers and LaTeX find a printing method on the expression by the
+# printer's ``printmethod`` name; every one prints the sqrt form (str and
+# repr keep the function's name).
+for _printmethod in ('_latex', '_lambdacode', '_pythoncode', '_numpycode',
+                     '_scipycode', '_cupycode', '_jaxcode', '_mpmathcode',
+                     '_numexprcode', '_ccode', '_cxxcode', '_fcode',
+                     '_octave', '_julia', '_javascript', '_rust_code',
+                     '_rcode', '_glsl', '_mcode', '_maple',
+                     '_tensorflowcode', '_torchcode', '_cmathcode'):
+    setattr(euclidean_norm, _printmethod, euclidean_norm._print_as_sqrt)
+del _printmethod
+
+
+class AerodynamicDrag(ActuatorBase):
+    r"""Quadratic aerodynamic drag acting at the aerodynamic center of a
+    body moving through air.
+
+    Explanation
+    ===========
+
+    The force on ``point`` opposes its velocity relative to the air and has
+    magnitude (1/2) rho C_d A v_rel^2 [Moore]_::
+
+        F = -1/2 rho C_d A |v_rel| v_rel,    v_rel = v_P - v_wind
+
+               v_rel
+        F <-----o----->        (F is antiparallel to v_rel)
+                P
+
+    ``v_P`` is the velocity of ``point`` in ``frame`` and ``v_wind`` the
+    velocity of the air in ``frame`` (``wind``, zero for still air; it may
+    depend on time). ``|v_rel|`` is :class:`euclidean_norm` of the
+    components of ``v_rel`` in ``frame``, that is ``sqrt(v_rel . v_rel)``,
+    so the force is continuous with a continuous derivative and evaluates
+    to exactly zero, not NaN, at ``v_rel = 0``; its derivatives (time
+    derivative, linearization about rest) are finite there too. The power
+    of the force relative to the air, ``F . v_rel = -1/2 rho C_d A
+    |v_rel|^3``, is never positive. The reaction on the air is not modelled.
+    Units: density [kg/m^3], area [m^2], speeds [m/s], force [N].
+
+    Examples
+    ========
+
+    The seed's point P moving in still air with velocity u_x n_x + u_y n_y
+    + u_z n_z; for motion along n_x only the force reduces to
+    -A C_d rho u_x |u_x| / 2 n_x:
+
+    >>> from sympy import symbols
+    >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+    ...                                      dynamicsymbols)
+    >>> from sympy_loads import AerodynamicDrag
+    >>> A, Cd, rho = symbols('A, C_d, rho')
+    >>> ux, uy, uz = dynamicsymbols('u_x, u_y, u_z', real=True)
+    >>> N = ReferenceFrame('N')
+    >>> P = Point('P')
+    >>> P.set_vel(N, ux*N.x + uy*N.y + uz*N.z)
+    >>> drag = AerodynamicDrag(P, N, density=rho, drag_coefficient=Cd, area=A)
+    >>> drag
+    AerodynamicDrag(P, N, density=rho, drag_coefficient=C_d, area=A)
+    >>> drag.force.xreplace({uy: 0, uz: 0})
+    - A*C_d*rho*u_x(t)*Abs(u_x(t))/2*N.x
+
+    ``to_loads()`` gives the SymPy ``Force`` for ``KanesMethod`` or
+    ``System``:
+
+    >>> drag.to_loads()[0].point
+    P
+
+    With a wind w n_x the force vanishes when P moves with the air:
+
+    >>> w = dynamicsymbols('w', real=True)
+    >>> gust = AerodynamicDrag(P, N, density=rho, drag_coefficient=Cd,
+    ...                        area=A, wind=w*N.x)
+    >>> gust.force.xreplace({ux: w, uy: 0, uz: 0})
+    0
+
+    Parameters
+    ==========
+
+    point : Point
+        The aerodynamic center; its velocity in ``frame`` must be known when
+        the force is computed.
+    frame : ReferenceFrame
+        The frame in which the velocity of ``point`` and ``wind`` are taken
+        (the frame the air is at rest in when ``wind`` is None).
+    density : Expr
+        Air density rho (nonnegative; may vary with time).
+    drag_coefficient : Expr
+        Drag coefficient C_d (nonnegative; may vary with time or state).
+    area : Expr
+        Frontal (reference) area A (nonnegative; may vary).
+    wind : Vector, optional
+        Velocity of the air in ``frame``; None (default) means still air.
+
+    Raises
+    ======
+
+    TypeError
+        If ``point`` is not a Point, ``frame`` not a ReferenceFrame, a
+        parameter is not a scalar expression or ``wind`` not a Vector.
+    ValueError
+        If ``density``, ``drag_coefficient`` or ``area`` is a negative
+        number, or the velocity of ``point`` in ``frame`` is unknown when
+        the force is computed.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", section "Aerodynamic Drag" (seed 000).
+    """
+
+    def __init__(self, point, frame, *, density, drag_coefficient, area,
+                 wind=None):
+        self.point = point
+        self.frame = frame
+        self.density = density
+        self.drag_coefficient = drag_coefficient
+        self.area = area
+        self.wind = wind
+
+    @property
+    def point(self):
+        """The aerodynamic center (``Point``) the force acts at."""
+        return self._point
+
+    @point.setter
+    def point(self, point):
+        _set_once(self, 'point', _check_type('point', point, Point))
+
+    @property
+    def frame(self):
+        """The ``ReferenceFrame`` velocities are taken in."""
+        return self._frame
+
+    @frame.setter
+    def frame(self, frame):
+        _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
+
+    @property
+    def density(self):
+        """Air density rho."""
+        return self._density
+
+    @density.setter
+    def density(self, density):
+        _set_once(self, 'density',
+                  _sympify_scalar('density', density, nonnegative=True))
+
+    @property
+    def drag_coefficient(self):
+        """Drag coefficient C_d."""
+        return self._drag_coefficient
+
+    @drag_coefficient.setter
+    def drag_coefficient(self, drag_coefficient):
+        _set_once(self, 'drag_coefficient',
+                  _sympify_scalar('drag_coefficient', drag_coefficient,
+                                  nonnegative=True))
+
+    @property
+    def area(self):
+        """Frontal (reference) area A."""
+        return self._area
+
+    @area.setter
+    def area(self, area):
+        _set_once(self, 'area', _sympify_scalar('area', area,
+                                                nonnegative=True))
+
+    @property
+    def wind(self):
+        """Velocity of the air in ``frame`` (None for still air)."""
+        return self._wind
+
+    @wind.setter
+    def wind(self, wind):
+        if wind is not None and not isinstance(wind, Vector):
+            if wind == 0:
+                wind = Vector(0)
+            else:
+                raise TypeError(
+                    f'wind must be a sympy.physics.vector.Vector (the air '
+                    f'velocity in the frame) or None, not '
+                    f'{type(wind).__name__} {wind!r}.')
+        _set_once(self, 'wind', wind)
+
+    @property
+    def relative_velocity(self):
+        """Velocity of ``point`` relative to the air, ``v_P - v_wind``."""
+        try:
+            velocity = self.point.vel(self.frame)
+        except ValueError as error:
+            raise ValueError(
+                f'AerodynamicDrag: the velocity of {self.point} in '
+                f'{self.frame} is not known ({error}); set it with set_vel '
+                f'or define its position so SymPy can compute it.') from None
+        if self.wind is not None:
+            velocity = velocity - self.wind
+        return velocity
+
+    @property
+    def airspeed(self):
+        """``|v_rel|``: :class:`euclidean_norm` of the components of the
+        relative velocity in ``frame``."""
+        components = self.relative_velocity.to_matrix(self.frame)
+        return euclidean_norm(*components)
+
+    @property
+    def force(self):
+        """The drag force vector ``-1/2 rho C_d A |v_rel| v_rel``."""
+        factor = self.density * self.drag_coefficient * self.area / 2
+        return -factor * self.airspeed * self.relative_velocity
+
+    def to_loads(self):
+        """Return ``[Force(point, force)]`` for ``KanesMethod``/``System``.
+
+        Examples
+        ========
+
+        >>> from sympy import symbols
+        >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
+        ...                                      dynamicsymbols)
+        >>> from sympy_loads import AerodynamicDrag
+        >>> u = dynamicsymbols('u', real=True)
+        >>> N, P = ReferenceFrame('N'), Point('P')
+        >>> P.set_vel(N, u*N.y)
+        >>> AerodynamicDrag(P, N, density=1, drag_coefficient=2,
+        ...                 area=3).to_loads()
+        [Force(point=P, force=- 3*u(t)*Abs(u(t))*N.y)]
+        """
+        return [Force(self.point, self.force)]
+
+    def __repr__(self):
+        text = (f'{type(self).__name__}({self.point}, {self.frame}, '
+                f'density={self.density}, '
+                f'drag_coefficient={self.drag_coefficient}, '
+                f'area={self.area}')
+        if self.wind is not None:
+            text += f', wind={self.wind}'
+        return text + ')'
