@@ -79,6 +79,24 @@ def _check_pathway_length(pathway):
             f'force is undefined.')
 
 
+def _pathway_loads(pathway, expansile_force):
+    """Return the loads of the expansile-positive ``expansile_force`` along
+    ``pathway``.
+
+    SymPy 1.14's ``WrappingPathway.to_loads(F)`` applies ``F`` along the
+    geodesic end vectors, which point from each end into the path, so a
+    positive ``F`` pulls the ends together: the power of its loads is
+    ``-F l'``, the opposite of ``LinearPathway`` and ``ObstacleSetPathway``
+    (and of its own docstring, which calls ``F`` expansile). This one
+    function compensates. ``test_loads_follow_sympy_expansile_convention``
+    in ``tests/test_actuators.py`` checks the power of the loads on every
+    pathway type, so a change in SymPy shows up there.
+    """
+    if isinstance(pathway, WrappingPathway):
+        return pathway.to_loads(-expansile_force)
+    return pathway.to_loads(expansile_force)
+
+
 class SpringDamperActuator(ForceActuator):
     r"""Translational spring-damper-actuator (TSDA) along a pathway.
 
@@ -101,7 +119,10 @@ class SpringDamperActuator(ForceActuator):
     SymPy's ``ForceActuator`` uses the opposite (expansile-positive)
     convention; :attr:`force` keeps SymPy's convention and is ``-f``, so the
     actuator is a drop-in SymPy actuator and ``to_loads()`` is SymPy's
-    ``pathway.to_loads(-f)``. For a straight pathway the force on ``P`` is
+    ``pathway.to_loads(-f)`` (for ``WrappingPathway``, whose ``to_loads`` has
+    the opposite sign in SymPy 1.14, ``pathway.to_loads(f)``: on every
+    pathway the power of the loads is ``-f l'``). For a straight pathway the
+    force on ``P`` is
     ``f/l`` times the vector from ``P`` to ``Q`` and the force on ``Q`` is
     its opposite (seed 004's ``F_on_i = f d_ij / l``).
 
@@ -360,7 +381,7 @@ class SpringDamperActuator(ForceActuator):
         ValueError
             If the pathway's length is identically zero.
         """
-        return self.pathway.to_loads(self.force)
+        return _pathway_loads(self.pathway, self.force)
 
     def __repr__(self):
         parts = [repr(self.pathway)]
