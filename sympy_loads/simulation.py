@@ -1,0 +1,937 @@
+r"""Numerical simulation of :class:`~sympy.physics.mechanics.KanesMethod` and
+:class:`~sympy.physics.mechanics.System` models with holonomic constraints.
+
+The equations of motion that ``KanesMethod`` forms for a closed kinematic
+loop are an ordinary differential equation in *all* coordinates and speeds::
+
+    k_kqdot(q, t) q' = -(k_ku(q, t) u + f_k(q, t))           kinematics
+    M(q, t) u'       = F(q, u, t)                            dynamics
+
+where the rows of ``M`` and ``F`` belonging to the dependent speeds are the
+time derivatives of the velocity constraints. Integrated as they stand
+(``mass_matrix_full`` / ``forcing_full``), only the *derivatives* of the
+constraints are zero, so the integration error accumulates in the
+configuration constraints ``f_h(q, t) = 0`` and the mechanism slowly comes
+apart (see the tutorial "Simulating a closed-loop mechanism").
+
+:func:`simulate` uses *coordinate partitioning* [Wehage1982]_ instead: the
+independent coordinates and speeds are integrated, and whenever the
+right-hand side is evaluated the dependent coordinates are recomputed by
+Newton-Raphson on ``f_h(q, t) = 0`` (:class:`HolonomicConstraintSolver`,
+seed 002) and the dependent speeds from the linear velocity constraints
+``k_nh(q, t) u + f_nh(q, t) = 0``. The dependent coordinates are carried in
+the integrator's state only as the starting guess for that Newton solve,
+which therefore needs one or two iterations and always stays on the same
+assembly branch; every value :func:`simulate` uses or returns is the
+corrected one, so the constraint residual is at the Newton tolerance at
+every sample, however long the run.
+
+Why partitioning and not projection: projection after each step needs access
+to the integrator's accepted steps (SciPy's ``solve_ivp`` gives none), and it
+changes the state between steps, which invalidates the error estimate of the
+step; with partitioning the right-hand side is an ordinary smooth function of
+the independent state, so any SciPy integrator (including the implicit ones
+for stiff contact models) can be used unchanged. Its limitation is that the
+independent coordinates must parametrize the motion everywhere (the
+dependent-coordinate Jacobian must stay regular); choose them accordingly,
+e.g. the crank angle of a Grashof crank-rocker.
+
+References
+==========
+
+.. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
+   partitioning for dimension reduction in analysis of constrained
+   dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
+.. [Seed002] Autodesk, "Dynamic Simulation: Constraint Kinematics"
+   (seed 002): Newton-Raphson position solve, velocity solve.
+.. [Seed004] "Three-Dimensional Generalized Forces" (seed 004): Coulomb
+   friction in joints from the joint reactions, by relaxation.
+"""
+
+import math
+import numbers
+import weakref
+from dataclasses import dataclass, field
+
+import numpy as np
+import sympy as sm
+from scipy.integrate import solve_ivp
+from sympy.physics.mechanics import (KanesMethod, System, dynamicsymbols,
+                                     find_dynamicsymbols, msubs)
+
+from ._utils import _lambdify
+
+__all__ = ['simulate', 'SimulationResult', 'SimulationError']
+
+_TIME = dynamicsymbols._t
+
+
+class SimulationError(RuntimeError):
+    """A failure while integrating the equations of motion.
+
+    Raised by :func:`simulate` when the right-hand side cannot be evaluated:
+    the holonomic constraints cannot be solved (the mechanism cannot be
+    assembled, e.g. it reached a singular configuration), the mass matrix is
+    singular, or the joint-friction iteration does not converge. The message
+    names the time and the state; they are also available as attributes.
+
+    Attributes
+    ==========
+
+    time : float
+        Time at which the failure happened.
+    q, u : ndarray
+        Coordinates and speeds (in ``model.q``/``model.u`` order; dependent
+        entries are the last guess) at that time.
+    """
+
+    def __init__(self, message, *, time=None, q=None, u=None):
+        super().__init__(message)
+        self.time = time
+        self.q = q
+        self.u = u
+
+
+@dataclass(frozen=True, repr=False)
+class SimulationResult:
+    """The result of :func:`simulate` (compare ``scipy.integrate.solve_ivp``).
+
+    Attributes
+    ==========
+
+    t : ndarray, shape (m,)
+        Sample times.
+    q : ndarray, shape (m, n_q)
+        Generalized coordinates; columns follow ``model.q``
+        (see ``q_names``).
+    u : ndarray, shape (m, n_u)
+        Generalized speeds; columns follow ``model.u`` (see ``u_names``).
+    constraint_residual : ndarray, shape (m,)
+        Largest absolute holonomic (configuration) constraint residual at
+        each sample; zeros for a model without configuration constraints.
+    velocity_residual : ndarray, shape (m,)
+        Largest absolute velocity-constraint residual at each sample.
+    outputs : dict
+        Name -> array of the values of each requested output at each sample
+        (shape (m,) for a scalar expression, (m, k) for a column matrix).
+    success : bool
+        True if the integrator reached the end of ``t_span``.
+    status : int
+        SciPy's status: 0 end reached, -1 integration step failed.
+    message : str
+        Human-readable description of the termination.
+    nfev, njev, nlu : int
+        Right-hand side evaluations, Jacobian evaluations and LU
+        decompositions of the integrator (as in ``solve_ivp``).
+    q_names, u_names : tuple of str
+        Names of the coordinates and speeds, in column order.
+    coordinates, speeds : tuple
+        The SymPy dynamic symbols of the columns.
+    constants : tuple of (Symbol, float)
+        The numeric constants used, in the fixed packing order (sorted by
+        SymPy's ``default_sort_key``).
+    """
+
+    t: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    constraint_residual: np.ndarray
+    velocity_residual: np.ndarray
+    outputs: dict
+    success: bool
+    status: int
+    message: str
+    nfev: int
+    njev: int
+    nlu: int
+    q_names: tuple
+    u_names: tuple
+    coordinates: tuple = field(default=())
+    speeds: tuple = field(default=())
+    constants: tuple = field(default=())
+
+    def __repr__(self):
+        return (f'SimulationResult(success={self.success}, '
+                f'message={self.message!r}, n_samples={len(self.t)}, '
+                f'q_names={self.q_names}, u_names={self.u_names}, '
+                f'max_constraint_residual='
+                f'{_max_or_zero(self.constraint_residual):.3g}, '
+                f'nfev={self.nfev})')
+
+    @property
+    def y(self):
+        """The states ``[q, u]`` as one array of shape (m, n_q + n_u)."""
+        return np.hstack([self.q, self.u])
+
+
+def _max_or_zero(values):
+    values = np.asarray(values)
+    return float(np.max(np.abs(values))) if values.size else 0.0
+
+
+# ---------------------------------------------------------------------------
+# Reading the model
+
+def _kanes_partition(kane):
+    """Return ``(q_dep, u_dep, f_h, k_nh, f_nh)`` of a ``KanesMethod``.
+
+    KanesMethod keeps the dependent coordinates and speeds and the
+    constraint matrices only in private attributes (SymPy 1.14: ``_qdep``,
+    ``_udep``, ``_f_h``, ``_k_nh``, ``_f_nh``); this function is the one
+    place that reads them. The velocity constraints are
+    ``k_nh u + f_nh = 0``.
+    """
+    q_dep = list(kane._qdep)
+    u_dep = list(kane._udep)
+    f_h = sm.Matrix(kane._f_h) if len(kane._f_h) else sm.zeros(0, 1)
+    if len(u_dep):
+        k_nh = sm.Matrix(kane._k_nh)
+        f_nh = sm.Matrix(kane._f_nh)
+    else:
+        k_nh = sm.zeros(0, len(kane.u))
+        f_nh = sm.zeros(0, 1)
+    return q_dep, u_dep, f_h, k_nh, f_nh
+
+
+def _kanes_method_of(model):
+    """Return the ``KanesMethod`` behind ``model`` (TypeError/ValueError)."""
+    if isinstance(model, KanesMethod):
+        kane = model
+    elif isinstance(model, System):
+        kane = model.eom_method
+        if kane is None:
+            raise ValueError(
+                'model: the System has no equations of motion yet; call '
+                'model.form_eoms() before simulate().')
+        if not isinstance(kane, KanesMethod):
+            raise TypeError(
+                f'model: the System was formed with '
+                f'{type(kane).__name__}; simulate() needs '
+                f'form_eoms(KanesMethod).')
+    else:
+        raise TypeError(
+            f'model must be a KanesMethod or a System, not '
+            f'{type(model).__name__} {model!r}.')
+    try:
+        kane.mass_matrix
+    except (ValueError, AttributeError, TypeError):
+        raise ValueError(
+            'model: the KanesMethod has no equations of motion yet; call '
+            'kanes_equations(bodies, loads) before simulate().') from None
+    return kane
+
+
+def _symbol_key(symbol):
+    return sm.default_sort_key(symbol)
+
+
+class _NumericModel:
+    """The numeric functions of one KanesMethod, generated once.
+
+    Argument order of every generated function (fixed, documented in
+    :func:`simulate`)::
+
+        (t, q, u, c, s)
+
+    ``q``/``u`` in ``kane.q``/``kane.u`` order, ``c`` the constants sorted
+    by ``default_sort_key`` (``self.constants``), ``s`` the specified inputs
+    sorted the same way (``self.specified``) followed by the joint-friction
+    magnitudes in the order given (``self.friction``).
+    """
+
+    def __init__(self, kane, friction_symbols=()):
+        self.kane = kane
+        self.q = list(kane.q)
+        self.u = list(kane.u)
+        q_dep, u_dep, f_h, k_nh, f_nh = _kanes_partition(kane)
+        self.q_dep_idx = np.array([self.q.index(s) for s in q_dep], int)
+        self.u_dep_idx = np.array([self.u.index(s) for s in u_dep], int)
+        self.q_ind_idx = np.array(
+            [i for i in range(len(self.q)) if i not in set(self.q_dep_idx)],
+            int)
+        self.u_ind_idx = np.array(
+            [i for i in range(len(self.u)) if i not in set(self.u_dep_idx)],
+            int)
+        self.has_config_constraints = len(f_h) > 0
+        self.has_velocity_constraints = len(u_dep) > 0
+
+        m_kin = sm.Matrix(kane.mass_matrix_kin)
+        f_kin = sm.Matrix(kane.forcing_kin)
+        mass = sm.Matrix(kane.mass_matrix)
+        forcing = sm.Matrix(kane.forcing)
+        self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
+
+        everything = sm.Matrix.vstack(
+            m_kin.reshape(len(m_kin), 1), f_kin,
+            mass.reshape(len(mass), 1), forcing,
+            f_h, k_nh.reshape(len(k_nh), 1), f_nh)
+        self.friction = list(friction_symbols)
+        dynamic = set(find_dynamicsymbols(everything))
+        derivatives = [s for s in dynamic if isinstance(s, sm.Derivative)]
+        if derivatives:
+            raise ValueError(
+                f'model: the equations of motion contain the time '
+                f'derivatives {sorted(map(str, derivatives))}; simulate() '
+                f'needs equations in q, u and time functions only.')
+        known = set(self.q) | set(self.u) | set(self.friction)
+        self.specified = sorted(dynamic - known, key=_symbol_key)
+        free = set(everything.free_symbols) - {_TIME}
+        self.constants = sorted(free, key=_symbol_key)
+        if self.has_config_constraints:
+            in_constraints = set(find_dynamicsymbols(f_h)) - set(self.q)
+            if in_constraints:
+                raise ValueError(
+                    f'model: the holonomic constraints contain the specified '
+                    f'inputs {sorted(map(str, in_constraints))}; only '
+                    f'coordinates and time may appear in them.')
+
+        args = (_TIME, self.q, self.u, self.constants,
+                self.specified + self.friction)
+        self._args = args
+        self.eom = _lambdify(args, [m_kin, f_kin, mass, forcing])
+        self.velocity_matrices = _lambdify(args, [k_nh, f_nh])
+        self.holonomic = _lambdify(args, f_h)
+        self.f_h = f_h
+        self._outputs = {}
+
+    def output_function(self, outputs):
+        """Return ``(names, shapes, f(t, q, u, udot, c, s))`` for the
+        ``outputs`` mapping, generated once per set of expressions."""
+        key = tuple((name, expr) for name, expr in outputs.items())
+        if key in self._outputs:
+            return self._outputs[key]
+        kindiff = self.kane.kindiffdict()
+        udot = [s.diff(_TIME) for s in self.u]
+        udot_symbols = [sm.Dummy(f'{s.name}_dot') for s in self.u]
+        allowed = (set(self.q) | set(self.u) | set(self.specified)
+                   | set(self.friction))
+        exprs, shapes = [], []
+        for name, expr in outputs.items():
+            matrix = sm.Matrix([expr]) if not isinstance(
+                expr, sm.MatrixBase) else sm.Matrix(expr)
+            if matrix.shape[1] != 1 and matrix.shape[0] != 1:
+                raise ValueError(
+                    f'outputs[{name!r}] must be a scalar or a column/row '
+                    f'matrix, not shape {matrix.shape}.')
+            matrix = msubs(matrix, kindiff)
+            matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
+            unknown = [s for s in find_dynamicsymbols(matrix)
+                       if s not in allowed]
+            if unknown:
+                raise ValueError(
+                    f'outputs[{name!r}] contains {sorted(map(str, unknown))}, '
+                    f'which are neither coordinates, speeds, their time '
+                    f'derivatives nor specified inputs of the model.')
+            exprs.append(matrix.reshape(len(matrix), 1))
+            shapes.append(None if isinstance(expr, sm.Expr) and not
+                          isinstance(expr, sm.MatrixBase) else len(matrix))
+        extra = sorted(set().union(*[e.free_symbols for e in exprs])
+                       - {_TIME} - set(self.constants) - set(udot_symbols),
+                       key=_symbol_key) if exprs else []
+        function = _lambdify(
+            (_TIME, self.q, self.u, udot_symbols, self.constants + extra,
+             self.specified + self.friction), exprs)
+        uses_udot = any(e.has(*udot_symbols) for e in exprs)
+        self._outputs[key] = (list(outputs), shapes, function, extra,
+                              uses_udot)
+        return self._outputs[key]
+
+
+_CACHE = weakref.WeakKeyDictionary()
+
+
+def _numeric_model(kane, friction_symbols=()):
+    """Return the cached :class:`_NumericModel` of ``kane`` (generated on
+    the first call for this model and set of friction symbols)."""
+    per_model = _CACHE.setdefault(kane, {})
+    key = tuple(friction_symbols)
+    if key not in per_model:
+        per_model[key] = _NumericModel(kane, key)
+    return per_model[key]
+
+
+# ---------------------------------------------------------------------------
+# Input validation
+
+def _as_float(name, value):
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f'{name} must be a real number, not '
+                        f'{type(value).__name__} {value!r}.') from None
+    if not math.isfinite(number):
+        raise ValueError(f'{name} must be finite, got {value!r}.')
+    return number
+
+
+def _check_t_span(t_span):
+    try:
+        t0, t1 = t_span
+    except (TypeError, ValueError):
+        raise ValueError(f't_span must be a pair (t0, tf), got '
+                         f'{t_span!r}.') from None
+    t0, t1 = _as_float('t_span[0]', t0), _as_float('t_span[1]', t1)
+    if t1 == t0:
+        raise ValueError(f't_span must have tf != t0, got {t_span!r}.')
+    return t0, t1
+
+
+def _check_t_eval(t_eval, t0, t1):
+    if t_eval is None:
+        return None
+    t_eval = np.asarray(t_eval, dtype=float)
+    if t_eval.ndim != 1:
+        raise ValueError(f't_eval must be one-dimensional, got shape '
+                         f'{t_eval.shape}.')
+    lo, hi = min(t0, t1), max(t0, t1)
+    if t_eval.size and (t_eval.min() < lo or t_eval.max() > hi):
+        raise ValueError(f't_eval must lie within t_span = ({t0}, {t1}).')
+    steps = np.diff(t_eval) * np.sign(t1 - t0)
+    if np.any(steps <= 0):
+        raise ValueError('t_eval must be strictly monotonic in the '
+                         'direction of t_span.')
+    return t_eval
+
+
+def _pack_constants(nm, constants, extra=()):
+    """Return the constants vector in ``nm.constants`` order (+ ``extra``);
+    missing ones are collected in a list for one ValueError."""
+    if constants is None:
+        constants = {}
+    if not hasattr(constants, 'items'):
+        raise TypeError(f'constants must be a mapping from SymPy symbols to '
+                        f'numbers, not {type(constants).__name__}.')
+    values = {}
+    for key, value in constants.items():
+        if not isinstance(key, sm.Symbol):
+            if isinstance(key, sm.Expr) and key in nm.specified:
+                raise TypeError(
+                    f'constants: {key} is a specified input (a function of '
+                    f'time); pass it with specified={{{key}: ...}}.')
+            raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
+        values[key] = _as_float(f'constants[{key}]', value)
+    needed = list(nm.constants) + list(extra)
+    missing = [s for s in needed if s not in values]
+    packed = np.array([values.get(s, np.nan) for s in needed], dtype=float)
+    return packed, missing
+
+
+def _specified_functions(nm, specified, t0):
+    """Return a list of callables of t (in ``nm.specified`` order) and the
+    missing inputs."""
+    specified = {} if specified is None else specified
+    if not hasattr(specified, 'items'):
+        raise TypeError(f'specified must be a mapping from time functions '
+                        f'to numbers or callables f(t), not '
+                        f'{type(specified).__name__}.')
+    functions, missing = [], []
+    for symbol in nm.specified:
+        if symbol not in specified:
+            missing.append(symbol)
+            continue
+        value = specified[symbol]
+        if callable(value):
+            check = value(t0)
+            _as_float(f'specified[{symbol}]({t0})', check)
+            functions.append(value)
+        else:
+            number = _as_float(f'specified[{symbol}]', value)
+            functions.append(lambda t, number=number: number)
+    unknown = [k for k in specified if k not in nm.specified]
+    if unknown:
+        raise ValueError(
+            f'specified: {sorted(map(str, unknown))} do not appear in the '
+            f'equations of motion; the specified inputs are '
+            f'{[str(s) for s in nm.specified]}.')
+    return functions, missing
+
+
+def _initial_state(nm, initial_conditions):
+    """Return full ``q0, u0`` (dependent entries are guesses; dependent
+    speeds default to 0 and are solved for) and missing names."""
+    nq, nu = len(nm.q), len(nm.u)
+    if hasattr(initial_conditions, 'items'):
+        q0, u0 = np.zeros(nq), np.zeros(nu)
+        missing = []
+        unknown = [k for k in initial_conditions
+                   if k not in nm.q and k not in nm.u]
+        if unknown:
+            raise ValueError(
+                f'initial_conditions: {sorted(map(str, unknown))} are not '
+                f'coordinates or speeds of the model; they are '
+                f'{[str(s) for s in nm.q + nm.u]}.')
+        for i, s in enumerate(nm.q):
+            if s in initial_conditions:
+                q0[i] = _as_float(f'initial_conditions[{s}]',
+                                  initial_conditions[s])
+            else:
+                missing.append(s)
+        for i, s in enumerate(nm.u):
+            if s in initial_conditions:
+                u0[i] = _as_float(f'initial_conditions[{s}]',
+                                  initial_conditions[s])
+            elif i not in set(nm.u_dep_idx):
+                missing.append(s)
+        return q0, u0, missing
+    try:
+        values = np.asarray(initial_conditions, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            'initial_conditions must be a mapping from coordinates and '
+            'speeds to numbers, or an array of [q, u] in model order.'
+        ) from None
+    if values.shape != (nq + nu,):
+        raise ValueError(
+            f'initial_conditions must have shape ({nq + nu},) (the '
+            f'{nq} coordinates then the {nu} speeds in model order), got '
+            f'shape {values.shape}.')
+    if not np.all(np.isfinite(values)):
+        raise ValueError('initial_conditions must be finite.')
+    return values[:nq].copy(), values[nq:].copy(), []
+
+
+# ---------------------------------------------------------------------------
+# The numeric problem
+
+class _Problem:
+    """Right-hand side and state reconstruction for one simulate() call."""
+
+    def __init__(self, nm, constants, spec_functions, solver,
+                 friction_functions, friction_options):
+        self.nm = nm
+        self.c = constants
+        self.spec_functions = spec_functions
+        self.solver = solver
+        self.solver_error = solver_error_class() if solver else None
+        self.friction_functions = friction_functions
+        self.n_friction = len(nm.friction)
+        self.friction_values = np.zeros(self.n_friction)
+        (self.friction_tolerance, self.friction_max_iterations,
+         self.friction_relaxation) = friction_options
+        self.partitioned = nm.has_config_constraints or \
+            nm.has_velocity_constraints
+        self.nq, self.nu = len(nm.q), len(nm.u)
+
+    # state layout: [q (all), u (all)] if not partitioned, else
+    # [q (all; dependent entries only as Newton guesses), u_ind]
+    def state_size(self):
+        if self.partitioned:
+            return self.nq + len(self.nm.u_ind_idx)
+        return self.nq + self.nu
+
+    def pack(self, q, u):
+        if self.partitioned:
+            return np.concatenate([q, u[self.nm.u_ind_idx]])
+        return np.concatenate([q, u])
+
+    def specified(self, t):
+        return [f(t) for f in self.spec_functions]
+
+    def solve_positions(self, t, q):
+        if not self.nm.has_config_constraints:
+            return q
+        try:
+            return np.asarray(self.solver.solve_positions(q, t), dtype=float)
+        except self.solver_error as error:
+            raise SimulationError(
+                f'the holonomic constraints could not be solved at t = '
+                f'{t!r} (q = {dict(zip(map(str, self.nm.q), q))}): {error}',
+                time=t, q=q) from error
+
+    def dependent_speeds(self, t, q, u, s):
+        nm = self.nm
+        if not nm.has_velocity_constraints:
+            return u
+        k_nh, f_nh = nm.velocity_matrices(t, q, u, self.c, s)
+        k_nh = np.asarray(k_nh, dtype=float)
+        rhs = -(k_nh[:, nm.u_ind_idx] @ u[nm.u_ind_idx]
+                + np.asarray(f_nh, dtype=float).ravel())
+        try:
+            u = u.copy()
+            u[nm.u_dep_idx] = np.linalg.solve(k_nh[:, nm.u_dep_idx], rhs)
+        except np.linalg.LinAlgError:
+            raise SimulationError(
+                f'the velocity constraints are singular in the dependent '
+                f'speeds at t = {t!r} '
+                f'(q = {dict(zip(map(str, nm.q), q))}); choose other '
+                f'independent speeds.', time=t, q=q, u=u) from None
+        return u
+
+    def full_state(self, t, y):
+        """Return the corrected ``(q, u)`` for the integrator state ``y``."""
+        q = np.array(y[:self.nq], dtype=float)
+        if self.partitioned:
+            u = np.zeros(self.nu)
+            u[self.nm.u_ind_idx] = y[self.nq:]
+            q = self.solve_positions(t, q)
+            s = self.specified(t) + list(self.friction_values)
+            u = self.dependent_speeds(t, q, u, s)
+        else:
+            u = np.array(y[self.nq:], dtype=float)
+        return q, u
+
+    def _solve_eom(self, t, q, u, s):
+        m_kin, f_kin, mass, forcing = self.nm.eom(t, q, u, self.c, s)
+        f_kin = np.asarray(f_kin, dtype=float).ravel()
+        forcing = np.asarray(forcing, dtype=float).ravel()
+        try:
+            qdot = f_kin if self.nm.kinematics_is_identity else \
+                np.linalg.solve(np.asarray(m_kin, dtype=float), f_kin)
+            udot = np.linalg.solve(np.asarray(mass, dtype=float), forcing)
+        except np.linalg.LinAlgError:
+            raise SimulationError(
+                f'the mass matrix is singular at t = {t!r} '
+                f'(q = {dict(zip(map(str, self.nm.q), q))}).',
+                time=t, q=q, u=u) from None
+        return qdot, udot
+
+    def derivatives(self, t, q, u):
+        """Return ``qdot, udot`` and the joint-friction values at a
+        consistent state (friction by relaxation, seed 004)."""
+        spec = self.specified(t)
+        if not self.n_friction:
+            qdot, udot = self._solve_eom(t, q, u, spec)
+            return qdot, udot, self.friction_values
+        f = self.friction_values.copy()
+        change = np.inf
+        for _ in range(self.friction_max_iterations):
+            qdot, udot = self._solve_eom(t, q, u, spec + list(f))
+            new = np.concatenate([
+                np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
+                for func in self.friction_functions])
+            change = np.max(np.abs(new - f))
+            f = f + self.friction_relaxation * (new - f)
+            if change <= self.friction_tolerance * max(1.0,
+                                                       np.max(np.abs(f))):
+                self.friction_values = f
+                return qdot, udot, f
+        raise SimulationError(
+            f'the joint-friction iteration did not converge at t = {t!r} '
+            f'after {self.friction_max_iterations} iterations (last change '
+            f'{change:.3g} > friction_tolerance = '
+            f'{self.friction_tolerance:g}; q = '
+            f'{dict(zip(map(str, self.nm.q), q))}, u = '
+            f'{dict(zip(map(str, self.nm.u), u))}); try a smaller '
+            f'friction_relaxation.', time=t, q=q, u=u)
+
+    def rhs(self, t, y):
+        q, u = self.full_state(t, y)
+        qdot, udot, _ = self.derivatives(t, q, u)
+        if self.partitioned:
+            return np.concatenate([qdot, udot[self.nm.u_ind_idx]])
+        return np.concatenate([qdot, udot])
+
+
+def solver_error_class():
+    """Return :class:`ConstraintSolverError` (imported where needed)."""
+    from .constraints import ConstraintSolverError
+    return ConstraintSolverError
+
+
+_SOLVERS = weakref.WeakKeyDictionary()
+
+
+def _constraint_solver(nm, constants_mapping, options):
+    """Return the :class:`HolonomicConstraintSolver` of the model, cached
+    per model, values of the constants in its constraints and options (its
+    numeric code, compiled by numba when available, is generated once)."""
+    from .constraints import HolonomicConstraintSolver
+    used = sorted(nm.f_h.free_symbols - {_TIME}, key=_symbol_key)
+    values = {s: constants_mapping[s] for s in used}
+    key = (tuple(values.items()), tuple(sorted(options.items())))
+    per_model = _SOLVERS.setdefault(nm.kane, {})
+    if key not in per_model:
+        per_model[key] = HolonomicConstraintSolver.from_kanes_method(
+            nm.kane, values, **options)
+    return per_model[key]
+
+
+def _check_joint_friction(joint_friction):
+    if joint_friction is None:
+        return []
+    if hasattr(joint_friction, 'prepare'):
+        joint_friction = [joint_friction]
+    items = list(joint_friction)
+    for i, item in enumerate(items):
+        if not (hasattr(item, 'symbols') and callable(
+                getattr(item, 'prepare', None))):
+            raise TypeError(
+                f'joint_friction[{i}] must have .symbols and .prepare(model, '
+                f'constants), not {type(item).__name__} {item!r}.')
+    return items
+
+
+def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
+             rtol=1e-8, atol=1e-10, method='DOP853', specified=None,
+             outputs=None, joint_friction=None, max_step=np.inf,
+             friction_tolerance=1e-10, friction_max_iterations=100,
+             friction_relaxation=1.0, constraint_options=None):
+    r"""Integrate the equations of motion of ``model`` over ``t_span``.
+
+    Explanation
+    ===========
+
+    ``model`` is a ``KanesMethod`` (after ``kanes_equations``) or a
+    ``System`` (after ``form_eoms()``), with or without dependent
+    coordinates and speeds. Without constraints the right-hand side is
+    ``mass_matrix_full \ forcing_full``, solved numerically. With
+    holonomic constraints the independent coordinates and speeds are
+    integrated and the dependent ones recomputed at every evaluation by
+    the :class:`HolonomicConstraintSolver` (Newton-Raphson, seed 002) and
+    the linear velocity constraints (coordinate partitioning, see the
+    module documentation), so the constraint residual of every returned
+    sample is at the Newton tolerance.
+
+    The numeric code (mass matrices and forcing vectors with common
+    subexpressions eliminated, constraint matrices, outputs) is generated
+    once per model and cached; further calls with other constants, initial
+    conditions or inputs reuse it. Every generated function takes its
+    arguments in the fixed order ``(t, q, u, c, s)``: ``q`` and ``u`` in
+    ``model.q``/``model.u`` order, ``c`` the constants sorted by SymPy's
+    ``default_sort_key`` (``result.constants`` lists them), ``s`` the
+    specified inputs sorted the same way followed by the joint-friction
+    magnitudes.
+
+    Examples
+    ========
+
+    A mass on a spring, ``x'' = -(k/m) x``, against the exact solution:
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import simulate
+    >>> x, v = me.dynamicsymbols('x v')
+    >>> m, k = sm.symbols('m k', positive=True)
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x); P.set_vel(N, v*N.x)
+    >>> kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, m)], [(P, -k*x*N.x)])
+    >>> res = simulate(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 2.0, k: 8.0},
+    ...                t_eval=[0.5, 1.0],
+    ...                outputs={'energy': m*v**2/2 + k*x**2/2})
+    >>> res.q_names, res.success
+    (('x',), True)
+    >>> np.allclose(res.q[:, 0], 0.1*np.cos(2.0*res.t), atol=1e-9)
+    True
+    >>> np.allclose(res.outputs['energy'], 0.04, rtol=1e-8)
+    True
+
+    Missing constants are a ``ValueError`` that lists them:
+
+    >>> simulate(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 2.0})
+    Traceback (most recent call last):
+    ...
+    ValueError: simulate(): missing constants: [k]
+
+    The tutorial "Simulating a closed-loop mechanism" integrates a four-bar
+    linkage with dependent coordinates and speeds.
+
+    Parameters
+    ==========
+
+    model : KanesMethod or System
+        The equations of motion (``System`` formed with ``KanesMethod``).
+    t_span : (float, float)
+        Start and end time.
+    initial_conditions : mapping or array_like
+        Values of the coordinates and speeds at ``t_span[0]``. Every
+        independent coordinate and speed is required. Dependent coordinates
+        are required as *starting guesses* (they choose the assembly
+        branch) and are solved for; dependent speeds may be omitted and are
+        always computed from the velocity constraints. An array is
+        ``[q, u]`` in ``model.q``/``model.u`` order.
+    constants : mapping
+        Symbol -> number for every constant symbol of the model (and of
+        ``outputs``). Missing ones raise ``ValueError``; there are no
+        defaults.
+    t_eval : array_like, optional
+        Times at which to store the solution (within ``t_span``); default:
+        the integrator's steps.
+    rtol, atol : float, optional
+        Integrator tolerances (``solve_ivp``'s meaning).
+    method : str, optional
+        ``solve_ivp`` method; the default ``'DOP853'`` suits non-stiff
+        mechanisms, ``'Radau'`` or ``'LSODA'`` stiff ones (stiff contact).
+    specified : mapping, optional
+        Values of the specified inputs (time functions other than the
+        coordinates and speeds appearing in the equations): a number or a
+        callable ``f(t) -> float`` for each.
+    outputs : mapping, optional
+        Name -> SymPy expression (scalar or column matrix) evaluated at
+        every sample, e.g. ``{'energy': T + V}``. Expressions may contain
+        the coordinates, speeds, their time derivatives, time, specified
+        inputs and constants; they are lambdified once and cached.
+    joint_friction : sequence, optional
+        Objects with ``.symbols`` (dynamic symbols that appear in the
+        loads as unknown friction magnitudes) and ``.prepare(model,
+        constants)`` returning ``f(q, u, udot, t) -> ndarray`` with the
+        values of ``.symbols`` computed from the joint reactions. At every
+        evaluation the magnitudes start from their previous values, ``M
+        udot = F(q, u, t, f)`` is solved, ``f`` is updated as ``f + w (f_new
+        - f)`` (``w = friction_relaxation``) until the change is below
+        ``friction_tolerance`` (relative to max(1, |f|)) [Seed004]_.
+    max_step : float, optional
+        Largest integrator step.
+    friction_tolerance, friction_max_iterations, friction_relaxation :
+        Options of the joint-friction iteration.
+    constraint_options : dict, optional
+        Keyword options of the :class:`HolonomicConstraintSolver`
+        (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
+        is built once per model, constraint constants and options, and
+        cached.
+
+    Returns
+    =======
+
+    SimulationResult
+
+    Raises
+    ======
+
+    TypeError
+        ``model`` is not a KanesMethod/System, or an argument has the wrong
+        type.
+    ValueError
+        Missing constants, specified inputs or initial conditions (all
+        listed in one message), wrong shapes, unknown names, a bad
+        ``t_span``/``t_eval``.
+    ConstraintSolverError
+        The initial configuration cannot be assembled from the guesses.
+    SimulationError
+        The constraints cannot be solved, the mass matrix is singular or the
+        joint-friction iteration fails during the integration; the message
+        gives the time and the state.
+
+    References
+    ==========
+
+    .. [Wehage1982] R. A. Wehage, E. J. Haug, J. Mech. Des. 104(1), 1982.
+    """
+    kane = _kanes_method_of(model)
+    t0, t1 = _check_t_span(t_span)
+    t_eval = _check_t_eval(t_eval, t0, t1)
+    rtol = _as_float('rtol', rtol)
+    atol = _as_float('atol', atol)
+    if rtol <= 0 or atol <= 0:
+        raise ValueError(f'rtol and atol must be positive, got rtol={rtol}, '
+                         f'atol={atol}.')
+    friction_items = _check_joint_friction(joint_friction)
+    friction_symbols = []
+    for item in friction_items:
+        friction_symbols.extend(item.symbols)
+    if outputs is not None and not hasattr(outputs, 'items'):
+        raise TypeError(f'outputs must be a mapping from names to SymPy '
+                        f'expressions, not {type(outputs).__name__}.')
+    outputs = dict(outputs or {})
+    for name, expr in outputs.items():
+        if not isinstance(expr, (sm.Basic, sm.MatrixBase, numbers.Number)):
+            raise TypeError(f'outputs[{name!r}] must be a SymPy expression, '
+                            f'not {type(expr).__name__}.')
+        outputs[name] = sm.sympify(expr)
+
+    nm = _numeric_model(kane, friction_symbols)
+    output_spec = nm.output_function(outputs) if outputs else None
+    extra_constants = output_spec[3] if output_spec else []
+    c_all, missing_c = _pack_constants(nm, constants, extra_constants)
+    spec_functions, missing_s = _specified_functions(nm, specified, t0)
+    q0, u0, missing_x = _initial_state(nm, initial_conditions)
+    problems = []
+    if missing_c:
+        problems.append(f'missing constants: {[str(s) for s in missing_c]}'
+                        .replace("'", ''))
+    if missing_s:
+        problems.append(f'missing specified inputs (specified=): '
+                        f'{[str(s) for s in missing_s]}'.replace("'", ''))
+    if missing_x:
+        problems.append(f'missing initial conditions: '
+                        f'{[str(s) for s in missing_x]}'.replace("'", ''))
+    if problems:
+        raise ValueError('simulate(): ' + '; '.join(problems))
+    c = c_all[:len(nm.constants)]
+    constants_map = dict(zip(nm.constants + extra_constants, c_all))
+
+    solver = None
+    if nm.has_config_constraints:
+        solver = _constraint_solver(nm, constants_map,
+                                    dict(constraint_options or {}))
+    friction_functions = [item.prepare(model, constants_map)
+                          for item in friction_items]
+    friction_tolerance = _as_float('friction_tolerance', friction_tolerance)
+    friction_relaxation = _as_float('friction_relaxation',
+                                    friction_relaxation)
+    if not 0 < friction_relaxation <= 1:
+        raise ValueError(f'friction_relaxation must be in (0, 1], got '
+                         f'{friction_relaxation}.')
+    problem = _Problem(nm, c, spec_functions, solver, friction_functions,
+                       (friction_tolerance, int(friction_max_iterations),
+                        friction_relaxation))
+
+    # Consistent initial conditions: dependent entries are guesses.
+    if nm.has_config_constraints:
+        q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+    u0 = problem.dependent_speeds(
+        t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
+    y0 = problem.pack(q0, u0)
+
+    solution = solve_ivp(problem.rhs, (t0, t1), y0, method=method,
+                         t_eval=t_eval, rtol=rtol, atol=atol,
+                         max_step=max_step)
+
+    times = solution.t
+    n = len(times)
+    q = np.empty((n, len(nm.q)))
+    u = np.empty((n, len(nm.u)))
+    for i in range(n):
+        q[i], u[i] = problem.full_state(times[i], solution.y[:, i])
+    residual, velocity_residual = _residuals(problem, times, q, u)
+    values = _evaluate_outputs(problem, output_spec, times, q, u, c_all) \
+        if output_spec else {}
+    return SimulationResult(
+        t=times, q=q, u=u, constraint_residual=residual,
+        velocity_residual=velocity_residual, outputs=values,
+        success=bool(solution.success), status=int(solution.status),
+        message=str(solution.message), nfev=int(solution.nfev),
+        njev=int(solution.njev), nlu=int(solution.nlu),
+        q_names=tuple(str(s.name) for s in nm.q),
+        u_names=tuple(str(s.name) for s in nm.u),
+        coordinates=tuple(nm.q), speeds=tuple(nm.u),
+        constants=tuple(constants_map.items()))
+
+
+def _residuals(problem, times, q, u):
+    nm = problem.nm
+    n = len(times)
+    residual = np.zeros(n)
+    velocity = np.zeros(n)
+    for i, t in enumerate(times):
+        s = problem.specified(t) + [0.0] * len(nm.friction)
+        if nm.has_config_constraints:
+            residual[i] = np.max(np.abs(np.asarray(
+                nm.holonomic(t, q[i], u[i], problem.c, s), dtype=float)))
+        if nm.has_velocity_constraints:
+            k_nh, f_nh = nm.velocity_matrices(t, q[i], u[i], problem.c, s)
+            velocity[i] = np.max(np.abs(
+                np.asarray(k_nh, dtype=float) @ u[i]
+                + np.asarray(f_nh, dtype=float).ravel()))
+    return residual, velocity
+
+
+def _evaluate_outputs(problem, output_spec, times, q, u, c_all):
+    names, shapes, function, _, uses_udot = output_spec
+    columns = [[] for _ in names]
+    for i, t in enumerate(times):
+        udot = np.zeros(len(problem.nm.u))
+        f = problem.friction_values
+        if uses_udot or problem.n_friction:
+            _, udot, f = problem.derivatives(t, q[i], u[i])
+        s = problem.specified(t) + list(f)
+        values = function(t, q[i], u[i], udot, c_all, s)
+        for j, value in enumerate(values):
+            columns[j].append(np.asarray(value, dtype=float).ravel())
+    result = {}
+    for name, shape, column in zip(names, shapes, columns):
+        array = np.array(column)
+        result[name] = array[:, 0] if shape is None else array
+    return result
