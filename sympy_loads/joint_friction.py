@@ -115,9 +115,7 @@ def _axis_basis(joint):
     # rotated about (or translated along) it, so its components are the
     # same in both.
     a = joint.joint_axis.to_matrix(joint.parent_interframe)
-    a = a / sm.sqrt(sum(c**2 for c in a))
-    a = a.applyfunc(sm.nsimplify if all(c.is_Float for c in a if c != 0)
-                    else (lambda c: c))
+    a = (a / sm.sqrt(sum(c**2 for c in a))).applyfunc(sm.simplify)
     nonzero = [i for i in range(3) if a[i] != 0]
     if len(nonzero) == 1:
         # Along a coordinate axis: cyclic permutation, right-handed.
@@ -135,7 +133,7 @@ def _axis_basis(joint):
         x = z.cross(helper)
         x = x / sm.sqrt(sum(c**2 for c in x))
         y = z.cross(x)
-        e = [x.applyfunc(sm.radsimp), y.applyfunc(sm.radsimp), z]
+        e = [x.applyfunc(sm.simplify), y.applyfunc(sm.simplify), z]
     return tuple(sum((c * v for c, v in zip(col, frame)), Vector(0))
                  for col in e)
 
