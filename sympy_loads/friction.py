@@ -546,9 +546,9 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
 
     - ``'algebraic'``: ``1 / sqrt(s**2 + eps**2)`` (no special case at all);
     - ``'tanh'``, ``'atan'``, ``'exact'``: ``sgn(s) / s*`` with
-      ``s* = Piecewise((1, s**2 = 0), (s, True))``; at zero slip ``v_t`` is
-      the zero vector so the force is exactly zero there, and both branches
-      are finite, so NumPy evaluates it without warnings.
+      ``s* = s + Piecewise((1, s**2 = 0), (0, True))``; at zero slip ``v_t``
+      is the zero vector so the force is exactly zero there, and both
+      branches are constants, so NumPy evaluates it without warnings.
 
     The force then opposes the slip direction in every direction of the
     plane, with no hand-derived signs (compare seed 000's per-component
@@ -618,7 +618,10 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     if sign_method == 'algebraic' and eps != 0:
         direction_factor = 1 / sm.sqrt(s2 + eps**2)
     else:
-        safe_s = sm.Piecewise((1, sm.Eq(s2, 0)), (s, True))
+        # s + 1 at s = 0, else s: both Piecewise branches are constants, so
+        # NumPy never evaluates 1/0 (a Piecewise((1, ...), (s, True)) in the
+        # denominator is rewritten by lambdify with 1/s inside a branch)
+        safe_s = s + sm.Piecewise((1, sm.Eq(s2, 0)), (0, True))
         if sign_method == 'exact' or eps == 0:
             direction_factor = 1 / safe_s
         else:

@@ -158,3 +158,218 @@ class TestArguments:
         assert smooth_sign(v, eps) == sm.tanh(v / eps)
         assert smooth_sign(v) == sm.sign(v)
         assert smooth_sign(v, eps, method='exact') == sm.sign(v)
+
+
+# --- the vector law and the sliding-friction load -------------------------
+
+import warnings  # noqa: E402
+
+from sympy.physics.mechanics import (CoulombKineticFriction, Force,  # noqa
+                                     KanesMethod, LinearPathway, Particle,
+                                     Point, ReferenceFrame, RigidBody,
+                                     dynamicsymbols)
+
+from sympy_loads import SlidingFriction, sliding_friction_force  # noqa
+
+t = dynamicsymbols._t
+
+
+@pytest.fixture
+def block_on_ground():
+    """P moves freely in N; the ground is the N.x-N.y plane (normal N.z)."""
+    x, y, z = dynamicsymbols('x y z')
+    N = ReferenceFrame('N')
+    O = Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y + z * N.z)
+    return N, O, P, (x, y, z)
+
+
+class TestSlidingFrictionForce:
+
+    @pytest.mark.parametrize('method', ['exact', 'tanh', 'atan',
+                                        'algebraic'])
+    def test_zero_slip_is_finite_zero_without_warnings(self, method):
+        N = ReferenceFrame('N')
+        vx, vy = sm.symbols('v_x v_y', real=True)
+        F = sliding_friction_force(
+            vx * N.x + vy * N.y, 9.81, kinetic_coefficient=0.5,
+            static_coefficient=0.7, stribeck_speed=0.05,
+            viscous_coefficient=0.3,
+            regularization=0 if method == 'exact' else 1e-3,
+            sign_method=method)
+        f = sm.lambdify((vx, vy), F.to_matrix(N), modules='numpy', cse=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error')
+            at_rest = np.asarray(f(0.0, 0.0), dtype=float)
+        assert np.all(at_rest == 0.0)
+
+    @pytest.mark.parametrize('method', ['exact', 'tanh', 'algebraic'])
+    def test_opposes_slip_with_law_magnitude(self, method):
+        N = ReferenceFrame('N')
+        vx, vy = sm.symbols('v_x v_y', real=True)
+        eps = 0 if method == 'exact' else 1e-2
+        law = dict(kinetic_coefficient=0.4, static_coefficient=0.6,
+                   stribeck_speed=0.1, viscous_coefficient=2.0,
+                   regularization=eps, sign_method=method)
+        F = sliding_friction_force(vx * N.x + vy * N.y, 10.0, **law)
+        f = sm.lambdify((vx, vy), F.to_matrix(N), modules='numpy')
+        rng = np.random.default_rng(1)
+        for _ in range(20):
+            v = rng.normal(size=2)
+            force = np.asarray(f(*v), dtype=float).ravel()[:2]
+            speed = np.hypot(*v)
+            # independent reference: the scalar law along the slip direction
+            expected = float(friction_law(speed, 10.0, **law))
+            assert force == pytest.approx(expected * v / speed, rel=1e-12)
+            assert force @ v < 0
+
+    def test_reduces_to_seed_000_component_form_away_from_zero(self):
+        # seed 000: Fx = -|vx|/vx mu Fz (one-dimensional sliding)
+        N = ReferenceFrame('N')
+        vx = sm.Symbol('v_x', real=True)
+        mu, Fz = sm.symbols('mu F_z', positive=True)
+        F = sliding_friction_force(vx * N.x, Fz, kinetic_coefficient=mu)
+        seed = -sm.Abs(vx) / vx * mu * Fz
+        for value in (-2, -sm.Rational(1, 3), sm.Rational(5, 2)):
+            assert F.dot(N.x).subs(vx, value) == seed.subs(vx, value)
+        assert F.dot(N.x).subs(vx, 0) == 0   # seed's form is nan here
+
+    def test_zero_slip_vector(self):
+        assert sliding_friction_force(0 * ReferenceFrame('N').x, 1,
+                                      kinetic_coefficient=1) == 0
+
+    def test_slip_velocity_must_be_a_vector(self):
+        with pytest.raises(TypeError, match='slip_velocity'):
+            sliding_friction_force(v, 1, kinetic_coefficient=1)
+
+
+class TestSlidingFriction:
+
+    def test_normal_slip_is_ignored(self, block_on_ground):
+        N, O, P, (x, y, z) = block_on_ground
+        friction = SlidingFriction(P, N.z, N, normal_force=N_,
+                                   viscous_coefficient=c_v)
+        assert friction.slip_velocity == x.diff(t) * N.x + y.diff(t) * N.y
+        assert friction.force == -c_v * (x.diff(t) * N.x + y.diff(t) * N.y)
+
+    def test_inclined_normal_is_normalized(self, block_on_ground):
+        N, O, P, (x, y, z) = block_on_ground
+        friction = SlidingFriction(P, N.y + N.z, N, normal_force=N_,
+                                   viscous_coefficient=c_v)
+        n = (N.y + N.z) / sm.sqrt(2)
+        assert (friction.normal - n).simplify() == 0
+        assert sm.simplify(friction.slip_velocity.dot(n)) == 0
+
+    def test_agrees_with_sympy_coulomb_kinetic_friction_where_defined(
+            self, block_on_ground):
+        # 1-D block at x > 0: SymPy's actuator gives -mu m g sign(x') there
+        N, O, P, _ = block_on_ground
+        x = dynamicsymbols('x', positive=True)
+        Q = O.locatenew('Q', x * N.x)
+        m, g, mu = sm.symbols('m g mu', positive=True)
+        ours = SlidingFriction(Q, N.z, N, normal_force=m * g,
+                               kinetic_coefficient=mu).force.dot(N.x)
+        theirs = CoulombKineticFriction(mu, m * g, LinearPathway(O, Q),
+                                        v_s=1).to_loads()[1].vector.dot(N.x)
+        for speed in (-3, -sm.Rational(1, 2), sm.Rational(7, 4)):
+            values = {x.diff(t): speed}
+            assert ours.subs(values) == theirs.subs(values).simplify()
+
+    def test_kanes_equations_of_block_with_viscous_friction(
+            self, block_on_ground):
+        # m x'' = -c_v x' and m y'' = -c_v y' on the ground plane
+        N, O, P, (x, y, z) = block_on_ground
+        ux, uy = dynamicsymbols('u_x u_y')
+        Pp = O.locatenew('Pp', x * N.x + y * N.y)
+        Pp.set_vel(N, ux * N.x + uy * N.y)
+        m = sm.Symbol('m', positive=True)
+        friction = SlidingFriction(Pp, N.z, N, normal_force=N_,
+                                   viscous_coefficient=c_v)
+        kane = KanesMethod(N, [x, y], [ux, uy],
+                           kd_eqs=[x.diff(t) - ux, y.diff(t) - uy])
+        fr, frstar = kane.kanes_equations([Particle('b', Pp, m)],
+                                          friction.to_loads())
+        assert sm.simplify(fr + frstar - sm.Matrix(
+            [-m * ux.diff(t) - c_v * ux, -m * uy.diff(t) - c_v * uy])) == \
+            sm.zeros(2, 1)
+
+    def test_reaction_on_surface_body_and_internal_power(self):
+        # block P slides on a cart that moves along N.x: the pair of forces
+        # is equal and opposite and its total power F . v_slip is <= 0
+        s, x, us, ux = dynamicsymbols('s x u_s u_x')
+        N = ReferenceFrame('N')
+        O = Point('O')
+        O.set_vel(N, 0)
+        cart = RigidBody('cart')
+        cart.frame.orient_axis(N, N.z, 0)
+        cart.masscenter.set_pos(O, s * N.x)
+        cart.masscenter.set_vel(N, us * N.x)
+        P = cart.masscenter.locatenew('P', x * N.x)
+        P.set_vel(N, (us + ux) * N.x)
+        mu, Fn, eps = sm.symbols('mu F_n epsilon', positive=True)
+        friction = SlidingFriction(P, N.y, N, normal_force=Fn,
+                                   kinetic_coefficient=mu,
+                                   regularization=eps, surface=cart)
+        on_P, on_cart = friction.to_loads()
+        assert on_cart.point is friction.reaction_point
+        assert (on_P.vector + on_cart.vector).simplify() == 0
+        assert friction.slip_velocity == x.diff(t) * N.x
+        assert friction.reaction_point.vel(N) == us * N.x
+        total = (on_P.vector.dot(on_P.point.vel(N))
+                 + on_cart.vector.dot(on_cart.point.vel(N)))
+        f = sm.lambdify([us, ux, x.diff(t), mu, Fn, eps],
+                        total.subs(x.diff(t), ux))
+        for state in ((1.0, 0.5, 0.5), (-2.0, -0.3, -0.3), (0.0, 0.0, 0.0)):
+            value = f(*state, 0.3, 10.0, 1e-2)
+            assert np.isfinite(value) and value <= 0.0
+        # the cart's own motion does no work through friction
+        assert f(5.0, 0.0, 0.0, 0.3, 10.0, 1e-2) == 0.0
+
+    def test_frame_surface_has_no_reaction(self, block_on_ground):
+        N, O, P, (x, y, z) = block_on_ground
+        belt = ReferenceFrame('B')
+        belt.orient_axis(N, N.z, 0)
+        O.set_vel(belt, 0)   # a point fixed in the belt frame
+        friction = SlidingFriction(P, N.z, N, normal_force=1,
+                                   viscous_coefficient=1, surface=belt)
+        assert len(friction.to_loads()) == 1
+        assert friction.reaction_point is None
+
+    def test_repr_and_immutability(self, block_on_ground):
+        N, O, P, _ = block_on_ground
+        friction = SlidingFriction(P, N.z, N, normal_force=N_,
+                                   kinetic_coefficient=mu_k,
+                                   static_coefficient=mu_s,
+                                   stribeck_speed=v_s, regularization=eps,
+                                   sign_method='atan')
+        assert repr(friction) == (
+            "SlidingFriction(P, N.z, N, normal_force=N, "
+            "kinetic_coefficient=mu_k, static_coefficient=mu_s, "
+            "stribeck_speed=v_s, regularization=epsilon, "
+            "sign_method='atan')")
+        with pytest.raises(AttributeError):
+            friction.point = O
+        with pytest.raises(AttributeError):
+            friction.normal_force = 2
+
+    def test_argument_checks(self, block_on_ground):
+        N, O, P, _ = block_on_ground
+        with pytest.raises(TypeError, match='point'):
+            SlidingFriction(N, N.z, N, normal_force=1)
+        with pytest.raises(ValueError, match='normal'):
+            SlidingFriction(P, 0 * N.z, N, normal_force=1)
+        with pytest.raises(TypeError, match='frame'):
+            SlidingFriction(P, N.z, O, normal_force=1)
+        with pytest.raises(TypeError, match='surface'):
+            SlidingFriction(P, N.z, N, normal_force=1, surface=O)
+        with pytest.raises(ValueError, match='kinetic_coefficient'):
+            SlidingFriction(P, N.z, N, normal_force=1,
+                            kinetic_coefficient=-1)
+        with pytest.raises(ValueError, match='normal_force'):
+            SlidingFriction(P, N.z, N, normal_force=-1)
+        with pytest.raises(ValueError, match='sign_method'):
+            SlidingFriction(P, N.z, N, normal_force=1, sign_method='x')
+
+
+N_ = N  # the normal force symbol, under a name that does not clash
