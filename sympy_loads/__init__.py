@@ -4,6 +4,7 @@ constraint solving for :mod:`sympy.physics.mechanics`.
 Each module adds its public names below; ``__all__`` is explicit.
 """
 
+from .aerodynamics import AerodynamicDrag
 from .contact import (DAMPING_MODELS, HuntCrossleyContact,
                       damping_from_restitution, effective_restitution,
                       hertz_stiffness, hysteresis_factor)
@@ -15,6 +16,7 @@ from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
                        friction_magnitude, sliding_friction_force,
                        smooth_sign, stribeck_friction, viscous_friction,
                        SlidingFriction)
+from .gravitation import GravitationalAttraction
 from .generalized_forces import (generalized_active_forces,
                                  generalized_inertia_forces,
                                  is_noncontributing,
@@ -36,6 +38,10 @@ __all__ = [
     'partial_velocities', 'nonholonomic_partial_velocities',
     'generalized_active_forces', 'generalized_inertia_forces',
     'is_noncontributing',
+    # aerodynamics
+    'AerodynamicDrag',
+    # gravitation
+    'GravitationalAttraction',
     # contact
     'HuntCrossleyContact', 'damping_from_restitution', 'hysteresis_factor',
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
