@@ -164,6 +164,19 @@ class SimulationResult:
         return np.hstack([self.q, self.u])
 
 
+def _name(symbol):
+    """``x`` for the dynamic symbol ``x(t)`` (and for the Symbol ``x``)."""
+    return getattr(symbol, 'name', str(symbol))
+
+
+def _format_state(symbols, values):
+    """``'x = 0.1, y = 2'``: a state for an error message."""
+    if values is None:
+        return '?'
+    return ', '.join(f'{s.name} = {float(v):.10g}'
+                     for s, v in zip(symbols, values))
+
+
 def _max_or_zero(values):
     values = np.asarray(values)
     return float(np.max(np.abs(values))) if values.size else 0.0
@@ -535,7 +548,7 @@ class _Problem:
         except self.solver_error as error:
             raise SimulationError(
                 f'the holonomic constraints could not be solved at t = '
-                f'{t!r} (q = {dict(zip(map(str, self.nm.q), q))}): {error}',
+                f'{t!r} ({_format_state(self.nm.q, q)}): {error}',
                 time=t, q=q) from error
 
     def dependent_speeds(self, t, q, u, s):
@@ -553,7 +566,7 @@ class _Problem:
             raise SimulationError(
                 f'the velocity constraints are singular in the dependent '
                 f'speeds at t = {t!r} '
-                f'(q = {dict(zip(map(str, nm.q), q))}); choose other '
+                f'({_format_state(nm.q, q)}); choose other '
                 f'independent speeds.', time=t, q=q, u=u) from None
         return u
 
@@ -581,7 +594,8 @@ class _Problem:
         except np.linalg.LinAlgError:
             raise SimulationError(
                 f'the mass matrix is singular at t = {t!r} '
-                f'(q = {dict(zip(map(str, self.nm.q), q))}).',
+                f'({_format_state(self.nm.q, q)}; '
+                f'{_format_state(self.nm.u, u)}).',
                 time=t, q=q, u=u) from None
         return qdot, udot
 
@@ -609,9 +623,8 @@ class _Problem:
             f'the joint-friction iteration did not converge at t = {t!r} '
             f'after {self.friction_max_iterations} iterations (last change '
             f'{change:.3g} > friction_tolerance = '
-            f'{self.friction_tolerance:g}; q = '
-            f'{dict(zip(map(str, self.nm.q), q))}, u = '
-            f'{dict(zip(map(str, self.nm.u), u))}); try a smaller '
+            f'{self.friction_tolerance:g}; {_format_state(self.nm.q, q)}; '
+            f'{_format_state(self.nm.u, u)}); try a smaller '
             f'friction_relaxation.', time=t, q=q, u=u)
 
     def rhs(self, t, y):
@@ -839,14 +852,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     q0, u0, missing_x = _initial_state(nm, initial_conditions)
     problems = []
     if missing_c:
-        problems.append(f'missing constants: {[str(s) for s in missing_c]}'
+        problems.append(f'missing constants: {[_name(s) for s in missing_c]}'
                         .replace("'", ''))
     if missing_s:
         problems.append(f'missing specified inputs (specified=): '
-                        f'{[str(s) for s in missing_s]}'.replace("'", ''))
+                        f'{[_name(s) for s in missing_s]}'.replace("'", ''))
     if missing_x:
         problems.append(f'missing initial conditions: '
-                        f'{[str(s) for s in missing_x]}'.replace("'", ''))
+                        f'{[_name(s) for s in missing_x]}'.replace("'", ''))
     if problems:
         raise ValueError('simulate(): ' + '; '.join(problems))
     c = c_all[:len(nm.constants)]
