@@ -17,15 +17,11 @@ from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
                        smooth_sign, stribeck_friction, viscous_friction,
                        SlidingFriction)
 from .gravitation import GravitationalAttraction
-from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .generalized_forces import (generalized_active_forces,
                                  generalized_inertia_forces,
                                  is_noncontributing,
                                  nonholonomic_partial_velocities,
                                  partial_velocities)
-from .constraints import (ConstraintAnalysis, ConstraintSolverError,
-                          HolonomicConstraintSolver)
-from .simulation import SimulationError, SimulationResult, simulate
 
 __version__ = '0.1.0'
 
@@ -49,10 +45,4 @@ __all__ = [
     # contact
     'HuntCrossleyContact', 'damping_from_restitution', 'hysteresis_factor',
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
-    # constraints
-    'HolonomicConstraintSolver', 'ConstraintAnalysis', 'ConstraintSolverError',
-    # simulation
-    'simulate', 'SimulationResult', 'SimulationError',
-    # joint_friction
-    'joint_reactions', 'JointReaction', 'JointFriction',
 ]
