@@ -749,7 +749,8 @@ friction_regularization, friction_method
     def _coulomb_friction(self):
         """Coulomb friction on the sphere, finite at zero slip."""
         mu = self.friction_coefficient
-        if mu == 0 or self._slip_velocity == Vector(0):
+        # (Vector == 0 compares after simplification: slow, avoided here)
+        if mu == 0 or not self._slip_velocity.args:
             return Vector(0)
         vt = self._slip_velocity
         s = sm.sqrt(vt.dot(vt))
@@ -758,7 +759,9 @@ friction_regularization, friction_method
         # sgn(s)/(s - sign(s) + 1) is sgn(s)/s for s > 0 and 0 at s = 0:
         # finite everywhere, with no Piecewise whose branches NumPy would
         # both evaluate.
-        return -mu * self._normal_force * sgn / (s - sm.sign(s) + 1) * vt
+        self._friction_scale = -mu * self._normal_force * sgn / (
+            s - sm.sign(s) + 1)
+        return self._friction_scale * vt
 
     # -- read-only constructor arguments ---------------------------------
 
@@ -871,10 +874,11 @@ friction_regularization, friction_method
         """
         force = self.force
         loads = [Force(self.point, force)]
-        if self.sphere_frame is not None and self.friction_force != 0:
+        if self.sphere_frame is not None and self.friction_force.args:
+            # r_{C/P} x (scale v_t): cross the small vectors, then scale
             arm = self._contact_point.pos_from(self.point)
-            loads.append(Torque(self.sphere_frame,
-                                arm.cross(self.friction_force)))
+            loads.append(Torque(self.sphere_frame, self._friction_scale
+                                * arm.cross(self._slip_velocity)))
         if self._reaction:
             loads.append(Force(self._contact_point, -force))
         return loads
