@@ -548,7 +548,7 @@ class _Problem:
         except self.solver_error as error:
             raise SimulationError(
                 f'the holonomic constraints could not be solved at t = '
-                f'{t!r} ({_format_state(self.nm.q, q)}): {error}',
+                f'{float(t):.10g} ({_format_state(self.nm.q, q)}): {error}',
                 time=t, q=q) from error
 
     def dependent_speeds(self, t, q, u, s):
@@ -565,7 +565,7 @@ class _Problem:
         except np.linalg.LinAlgError:
             raise SimulationError(
                 f'the velocity constraints are singular in the dependent '
-                f'speeds at t = {t!r} '
+                f'speeds at t = {float(t):.10g} '
                 f'({_format_state(nm.q, q)}); choose other '
                 f'independent speeds.', time=t, q=q, u=u) from None
         return u
@@ -593,7 +593,7 @@ class _Problem:
             udot = np.linalg.solve(np.asarray(mass, dtype=float), forcing)
         except np.linalg.LinAlgError:
             raise SimulationError(
-                f'the mass matrix is singular at t = {t!r} '
+                f'the mass matrix is singular at t = {float(t):.10g} '
                 f'({_format_state(self.nm.q, q)}; '
                 f'{_format_state(self.nm.u, u)}).',
                 time=t, q=q, u=u) from None
@@ -620,7 +620,7 @@ class _Problem:
                 self.friction_values = f
                 return qdot, udot, f
         raise SimulationError(
-            f'the joint-friction iteration did not converge at t = {t!r} '
+            f'the joint-friction iteration did not converge at t = {float(t):.10g} '
             f'after {self.friction_max_iterations} iterations (last change '
             f'{change:.3g} > friction_tolerance = '
             f'{self.friction_tolerance:g}; {_format_state(self.nm.q, q)}; '

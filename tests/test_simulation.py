@@ -322,7 +322,7 @@ def test_joint_friction_that_does_not_converge_is_an_error():
     # f -> 3 - 1.5 f oscillates with growing amplitude (factor -1.5)
     friction = _AccelerationDependentFriction(f, f0=3.0, alpha=1.5, m=2.0)
     with pytest.raises(SimulationError,
-                       match=r'did not converge at t = 0\.0') as info:
+                       match=r'did not converge at t = 0 ') as info:
         simulate(kane, (0, 1), {x: 0.0, v: 5.0}, {m: 2.0},
                  joint_friction=[friction])
     assert info.value.time == 0.0
