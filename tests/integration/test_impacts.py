@@ -220,3 +220,22 @@ def test_sliding_bouncing_ball_loses_energy_monotonically():
     assert np.max(np.abs(s[later_contact])) < 1e-2
     assert sol.y[5, -1] * R == pytest.approx(sol.y[3, -1], rel=1e-2)
     assert sol.y[3, -1] == pytest.approx(5 / 7 * 2.0, rel=0.03)
+
+
+def test_bouncing_ball_example(tmp_path, capsys):
+    from sympy_loads.examples import bouncing_ball
+
+    result = bouncing_ball.main(['--duration', '1.2', '--output',
+                                 str(tmp_path)])
+    out = capsys.readouterr().out
+    assert 'rebound height' in out
+    assert (tmp_path / 'bouncing_ball.png').stat().st_size > 10_000
+    bounces = result['bounces']
+    assert len(bounces) == 2
+    for b in bounces:   # gravity during the ~1 ms contact shifts e slightly
+        assert abs(b['restitution'] - b['predicted']) < 2e-3
+    # first rebound: e**2 of the drop height (bottom of the ball)
+    par = result['parameters']
+    assert bounces[0]['height'] == pytest.approx(
+        bounces[0]['restitution']**2 * (par['h0'] - par['R']), rel=1e-3)
+    assert np.max(np.diff(result['energy'])) < 1e-8 * result['energy'][0]
