@@ -175,7 +175,7 @@ class AerodynamicDrag(ActuatorBase):
 
     The seed's point P moving in still air with velocity u_x n_x + u_y n_y
     + u_z n_z; for motion along n_x only the force reduces to
-    -A C_d rho u_x |u_x| / 2 n_x:
+    ``-A C_d rho u_x |u_x| / 2`` along n_x:
 
     >>> from sympy import symbols
     >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
