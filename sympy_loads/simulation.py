@@ -306,6 +306,19 @@ class _NumericModel:
         self.holonomic = _lambdify(args, f_h)
         self.f_h = f_h
         self._outputs = {}
+        self._symbolic = (m_kin, f_kin, mass, forcing, k_nh, f_nh)
+        self._compiled = None
+
+    def compiled(self):
+        """Return the numba-compiled ``(velocity, eom)`` kernels (see
+        :func:`_compile_kernels`), or None when numba is unavailable or
+        cannot compile this model; generated once."""
+        if self._compiled is None:
+            try:
+                self._compiled = _compile_kernels(self, *self._symbolic)
+            except Exception:   # no numba, or an expression it cannot type
+                self._compiled = False
+        return self._compiled or None
 
     def output_function(self, outputs):
         """Return ``(names, shapes, f(t, q, u, udot, c, s))`` for the
@@ -348,6 +361,84 @@ class _NumericModel:
         self._outputs[key] = (list(outputs), shapes, function, extra,
                               uses_udot)
         return self._outputs[key]
+
+
+def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh):
+    """Python source of the two scalar kernels of the compiled path.
+
+    ``velocity(t, q, u, c, s)`` returns ``u`` with the dependent speeds
+    solved from ``k_nh u + f_nh = 0``; ``eom(t, q, u, c, s)`` returns
+    ``(qdot, udot)`` from the kinematic and dynamic equations. Arguments
+    are float arrays in the fixed order of :class:`_NumericModel`.
+    """
+    from sympy.printing.pycode import PythonCodePrinter
+    printer = PythonCodePrinter({'standard': 'python3',
+                                 'fully_qualified_modules': True})
+    groups = {'q': nm.q, 'u': nm.u, 'c': nm.constants,
+              's': nm.specified + nm.friction}
+    plain, unpack = {}, []
+    for name, symbols in groups.items():
+        for i, symbol in enumerate(symbols):
+            var = sm.Symbol(f'{name}_{i}_')
+            plain[symbol] = var
+            unpack.append(f'    {var} = {name}[{i}]')
+    plain[_TIME] = sm.Symbol('t')
+
+    def block(matrices, names):
+        matrices = [sm.Matrix(m).xreplace(plain) for m in matrices]
+        replacements, reduced = sm.cse(matrices, symbols=sm.numbered_symbols(
+            'x_'))
+        lines = [f'    {v} = {printer.doprint(e)}' for v, e in replacements]
+        for name, matrix in zip(names, reduced):
+            rows, cols = matrix.shape
+            if cols == 1:
+                lines.append(f'    {name} = np.empty({rows})')
+                lines += [f'    {name}[{i}] = {printer.doprint(matrix[i])}'
+                          for i in range(rows)]
+            else:
+                lines.append(f'    {name} = np.empty(({rows}, {cols}))')
+                lines += [f'    {name}[{i}, {j}] = '
+                          f'{printer.doprint(matrix[i, j])}'
+                          for i in range(rows) for j in range(cols)]
+        return lines
+
+    head = '(t, q, u, c, s):'
+    velocity = ['def velocity' + head] + unpack
+    if nm.has_velocity_constraints:
+        ind, dep = list(nm.u_ind_idx), list(nm.u_dep_idx)
+        velocity += block([k_nh, f_nh], ['K', 'f'])
+        velocity += [f'    A = np.empty(({len(dep)}, {len(dep)}))',
+                     f'    b = np.empty({len(dep)})']
+        for i in range(len(dep)):
+            terms = ' + '.join([f'K[{i}, {j}]*u[{j}]' for j in ind]
+                               + [f'f[{i}]'])
+            velocity.append(f'    b[{i}] = -({terms})')
+            velocity += [f'    A[{i}, {k}] = K[{i}, {j}]'
+                         for k, j in enumerate(dep)]
+        velocity += ['    x = np.linalg.solve(A, b)', '    u = u.copy()']
+        velocity += [f'    u[{j}] = x[{k}]' for k, j in enumerate(dep)]
+    velocity.append('    return u')
+    eom = ['def eom' + head] + unpack
+    eom += block([m_kin, f_kin, mass, forcing], ['Mk', 'Fk', 'M', 'F'])
+    eom.append('    qdot = Fk' if nm.kinematics_is_identity
+               else '    qdot = np.linalg.solve(Mk, Fk)')
+    eom += ['    udot = np.linalg.solve(M, F)', '    return qdot, udot']
+    return 'import math\nimport numpy as np\n\n\n' + '\n'.join(
+        velocity) + '\n\n\n' + '\n'.join(eom) + '\n'
+
+
+def _compile_kernels(nm, *matrices):
+    """Compile the kernels of :func:`_kernel_source` with numba (the
+    optional fast path; the lambdified NumPy functions are the fallback).
+    Returns ``(velocity, eom)`` after one test call each."""
+    import numba
+    source = _kernel_source(nm, *matrices)
+    namespace = {}
+    exec(compile(source, '<sympy_loads.simulation kernels>', 'exec'),
+         namespace)
+    velocity = numba.njit(namespace['velocity'])
+    eom = numba.njit(namespace['eom'])
+    return velocity, eom
 
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -510,7 +601,7 @@ class _Problem:
     """Right-hand side and state reconstruction for one simulate() call."""
 
     def __init__(self, nm, constants, spec_functions, solver,
-                 friction_functions, friction_options):
+                 friction_functions, friction_options, backend='numpy'):
         self.nm = nm
         self.c = constants
         self.spec_functions = spec_functions
@@ -521,6 +612,10 @@ class _Problem:
         self.friction_values = np.zeros(self.n_friction)
         (self.friction_tolerance, self.friction_max_iterations,
          self.friction_relaxation) = friction_options
+        self.kernels = nm.compiled() if backend == 'numba' else None
+        if backend == 'numba' and self.kernels is None:
+            raise ValueError("backend='numba' needs numba (pip install "
+                             "numba) and a model it can compile.")
         self.partitioned = nm.has_config_constraints or \
             nm.has_velocity_constraints
         self.nq, self.nu = len(nm.q), len(nm.u)
@@ -555,6 +650,12 @@ class _Problem:
         nm = self.nm
         if not nm.has_velocity_constraints:
             return u
+        if self.kernels is not None:
+            try:
+                return self.kernels[0](float(t), q, u, self.c,
+                                       np.asarray(s, dtype=float))
+            except np.linalg.LinAlgError:
+                pass    # the NumPy path below reports it
         k_nh, f_nh = nm.velocity_matrices(t, q, u, self.c, s)
         k_nh = np.asarray(k_nh, dtype=float)
         rhs = -(k_nh[:, nm.u_ind_idx] @ u[nm.u_ind_idx]
@@ -584,6 +685,12 @@ class _Problem:
         return q, u
 
     def _solve_eom(self, t, q, u, s):
+        if self.kernels is not None:
+            try:
+                return self.kernels[1](float(t), q, u, self.c,
+                                       np.asarray(s, dtype=float))
+            except np.linalg.LinAlgError:
+                pass    # the NumPy path below reports it
         m_kin, f_kin, mass, forcing = self.nm.eom(t, q, u, self.c, s)
         f_kin = np.asarray(f_kin, dtype=float).ravel()
         forcing = np.asarray(forcing, dtype=float).ravel()
@@ -678,7 +785,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
              rtol=1e-8, atol=1e-10, method='DOP853', specified=None,
              outputs=None, joint_friction=None, max_step=np.inf,
              friction_tolerance=1e-10, friction_max_iterations=100,
-             friction_relaxation=1.0, constraint_options=None):
+             friction_relaxation=1.0, constraint_options=None,
+             backend='numpy'):
     r"""Integrate the equations of motion of ``model`` over ``t_span``.
 
     Explanation
@@ -789,6 +897,15 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         Largest integrator step.
     friction_tolerance, friction_max_iterations, friction_relaxation :
         Options of the joint-friction iteration.
+    backend : {'numpy', 'numba'}, optional
+        How the right-hand side is evaluated: ``'numpy'`` (default) calls
+        the lambdified NumPy functions, with no start-up cost; ``'numba'``
+        compiles the generated equations together with the velocity and
+        acceleration solves on the first call for a model (seconds), after
+        which each evaluation is several times cheaper: use it for long
+        runs or many runs of one model. Both give the same results. (The
+        constraint solver chooses its own back end, see
+        ``constraint_options``.)
     constraint_options : dict, optional
         Keyword options of the :class:`HolonomicConstraintSolver`
         (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
@@ -825,6 +942,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     kane = _kanes_method_of(model)
     t0, t1 = _check_t_span(t_span)
     t_eval = _check_t_eval(t_eval, t0, t1)
+    if backend not in ('numba', 'numpy'):
+        raise ValueError(f"backend must be 'numpy' or 'numba', not "
+                         f"{backend!r}.")
     rtol = _as_float('rtol', rtol)
     atol = _as_float('atol', atol)
     if rtol <= 0 or atol <= 0:
@@ -879,7 +999,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
                          f'{friction_relaxation}.')
     problem = _Problem(nm, c, spec_functions, solver, friction_functions,
                        (friction_tolerance, int(friction_max_iterations),
-                        friction_relaxation))
+                        friction_relaxation), backend)
 
     # Consistent initial conditions: dependent entries are guesses.
     if nm.has_config_constraints:

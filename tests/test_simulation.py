@@ -433,3 +433,22 @@ def test_result_is_a_typed_immutable_object():
     assert 'success=True' in repr(res)
     with pytest.raises(AttributeError):
         res.success = False
+
+
+def test_numba_backend_gives_the_numpy_trajectory():
+    pytest.importorskip('numba')
+    kane, x, y, ux, L, m = _circle_slider()
+    call = dict(t_span=(0, 0.5), initial_conditions={x: 0.0, y: 0.9,
+                                                     ux: 0.3},
+                constants={L: 1.0, m: 1.0}, t_eval=np.linspace(0, 0.5, 6),
+                constraint_options={'backend': 'numpy'})
+    plain = simulate(kane, **call)
+    fast = simulate(kane, backend='numba', **call)
+    np.testing.assert_allclose(fast.y, plain.y, atol=1e-12)
+    # work-energy: the constraint force is normal to the path, so the
+    # kinetic energy gained equals the work of the 1 N force along x
+    speed2 = fast.u[:, 0]**2 + fast.u[:, 1]**2
+    np.testing.assert_allclose(speed2/2 - 0.3**2/2, fast.q[:, 0], atol=1e-8)
+    assert np.max(fast.constraint_residual) <= 1e-12
+    with pytest.raises(ValueError, match='backend'):
+        simulate(kane, backend='fortran', **call)
