@@ -7,9 +7,11 @@ the air and grows with its square [Moore]_::
 
 The magnitude ``|v_rel|`` is written with :class:`euclidean_norm`, a SymPy
 function equal to ``sqrt(v_rel . v_rel)`` whose derivative is written so that
-it, too, evaluates to a finite number (zero) at rest. Writing the force as
-``normalize(v) * (v . v)`` instead, as the seed's first cell does, is 0/0 at
-rest.
+it, too, evaluates to a finite number (zero) at rest. The force itself is
+finite at rest with a plain square root as well (SymPy turns the seed's
+``normalize(v) * (v . v)`` into ``sqrt(v . v) * v``), but the symbolic
+derivative of that form contains ``v_i v_j / sqrt(v . v)``, which is 0/0 at
+rest, so a linearization about rest would evaluate to NaN.
 
 References
 ==========

@@ -100,8 +100,11 @@ class GravitationalAttraction(ForceActuator):
     GravitationalAttraction(a, b)
     >>> attraction.force
     -G*m1*m2/q(t)**2
-    >>> attraction.to_loads()
-    [Force(point=O, force=G*m1*m2/q(t)**2*N.x), Force(point=B, force=- G*m1*m2/q(t)**2*N.x)]
+    >>> on_a, on_b = attraction.to_loads()
+    >>> on_a
+    Force(point=O, force=G*m1*m2/q(t)**2*N.x)
+    >>> on_b
+    Force(point=B, force=- G*m1*m2/q(t)**2*N.x)
 
     Seed 003's example: a uniform rod B (mass m, length L, along b_x)
     attracted by a particle P of mass m a distance q1 away along n_x; the
@@ -222,7 +225,11 @@ class GravitationalAttraction(ForceActuator):
                 * self.body_b.mass)
 
     def _separation(self):
-        """Position of B* relative to A*, checked to be nonzero."""
+        """Position of B* relative to A*, checked to be nonzero.
+
+        The check simplifies the components the first time only (they may
+        be large); later calls compare with the exact zero vector.
+        """
         point_a, point_b = self.pathway.attachments
         try:
             r = point_b.pos_from(point_a)
@@ -231,11 +238,13 @@ class GravitationalAttraction(ForceActuator):
                 f'GravitationalAttraction: the position of {point_b} '
                 f'relative to {point_a} is not known; connect the mass '
                 f'centers with set_pos or locatenew.') from None
-        if _is_zero_vector(r):
+        checked = getattr(self, '_separation_checked', False)
+        if r == 0 or (not checked and _is_zero_vector(r)):
             raise ValueError(
                 f'GravitationalAttraction: the mass centers {point_a} of '
                 f'{self.body_a} and {point_b} of {self.body_b} coincide; '
                 f'the inverse-square law is singular there.')
+        self._separation_checked = True
         return r
 
     def _moment_on(self, body, other_mass, r, denominator):

@@ -197,7 +197,8 @@ class TestWind:
         drag = AerodynamicDrag(P, N, density=rho, drag_coefficient=Cd,
                                area=A, wind=gust)
         assert drag.force.xreplace({ux: sm.sin(t), uy: 2}) == 0
-        assert drag.relative_velocity == (ux - sm.sin(t)) * N.x + (uy - 2) * N.y
+        assert drag.relative_velocity == ((ux - sm.sin(t)) * N.x
+                                          + (uy - 2) * N.y)
 
     def test_body_at_rest_in_wind_is_pushed_downwind(self):
         N = ReferenceFrame('N')
@@ -390,3 +391,45 @@ class TestKanesMethodProjectile:
         assert sol.y[2, -1] == pytest.approx(wind, rel=1e-7)
         assert sol.y[3, -1] == pytest.approx(-self.terminal_speed(),
                                              rel=1e-7)
+
+
+def test_plain_square_root_form_is_nan_at_rest_where_ours_is_not():
+    """Why euclidean_norm exists: the Jacobian of the seed's sqrt form is
+    0/0 at rest, the same Jacobian of AerodynamicDrag.force is 0."""
+    N = ReferenceFrame('N')
+    P = Point('P')
+    v = ux * N.x + uy * N.y + uz * N.z
+    P.set_vel(N, v)
+    ours = AerodynamicDrag(P, N, density=1, drag_coefficient=1, area=2)
+    plain = -sm.sqrt(v.dot(v)) * v
+    results = []
+    for force in (plain, ours.force):
+        f = _lambdify_with_state(force.to_matrix(N).jacobian([ux, uy, uz]))
+        with np.errstate(invalid='ignore', divide='ignore'):
+            results.append(f(0.0, 0.0, 0.0, 0.0, 0.0, 0.0))
+    assert np.all(np.isnan(results[0]))
+    assert np.all(results[1] == 0.0)
+
+
+def test_system_add_actuators_gives_drag_equation_of_motion():
+    """AerodynamicDrag is a SymPy actuator: System takes it directly."""
+    y = dynamicsymbols('y')
+    v = dynamicsymbols('v', real=True)
+    m, g = sm.symbols('m g', positive=True)
+    N = ReferenceFrame('N')
+    O = Point('O')
+    O.set_vel(N, 0)
+    system = me.System(N, O)
+    Q = O.locatenew('Q', y * N.y)
+    Q.set_vel(N, v * N.y)
+    body = Particle('body', Q, m)
+    system.add_coordinates(y)
+    system.add_speeds(v)
+    system.add_kdes(y.diff() - v)
+    system.add_bodies(body)
+    system.add_actuators(AerodynamicDrag(Q, N, density=rho,
+                                         drag_coefficient=Cd, area=A))
+    system.add_loads(*gravity(-g * N.y, body))
+    system.form_eoms()
+    expected = -g - rho * Cd * A * v * sm.Abs(v) / (2 * m)
+    assert sm.simplify(system.rhs()[1] - expected) == 0

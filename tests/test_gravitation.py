@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 import pytest
 import sympy as sm
+import sympy.physics.mechanics as me
 from scipy.integrate import solve_ivp
 from sympy.physics.mechanics import (Force, KanesMethod, Particle, Point,
                                      ReferenceFrame, RigidBody, Torque,
@@ -472,3 +473,26 @@ class TestKanesMethodLibration:
         rhs = kane.rhs()
         expected = -3 * G * M / R**3 * sm.sin(theta) * sm.cos(theta)
         assert sm.simplify(rhs[1] - expected) == 0
+
+
+def test_system_add_actuators_gives_newtons_radial_equation():
+    """GravitationalAttraction is a SymPy actuator: System takes it
+    directly. A particle on a line through a fixed attracting particle:
+    r'' = -G M / r^2."""
+    r = dynamicsymbols('r', positive=True)
+    v = dynamicsymbols('v')
+    m, M = sm.symbols('m M', positive=True)
+    N = ReferenceFrame('N')
+    O = Point('O')
+    O.set_vel(N, 0)
+    system = me.System(N, O)
+    Q = O.locatenew('Q', r * N.x)
+    Q.set_vel(N, v * N.x)
+    sun, body = Particle('sun', O, M), Particle('body', Q, m)
+    system.add_coordinates(r)
+    system.add_speeds(v)
+    system.add_kdes(r.diff() - v)
+    system.add_bodies(body)
+    system.add_actuators(GravitationalAttraction(sun, body))
+    system.form_eoms()
+    assert sm.simplify(system.rhs()[1] + G * M / r**2) == 0
