@@ -445,7 +445,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
     ...     pin, stiffness=k, damping=c, free_angle=theta0)
     >>> rsda.resisting_torque
     c*u_pin(t) + k*(-theta_0 + q_pin(t))
-    >>> rsda.to_loads()
+    >>> rsda.to_loads()  # doctest: +NORMALIZE_WHITESPACE
     [Torque(frame=C_frame, torque=(-c*u_pin(t) - k*(-theta_0 + q_pin(t)))*P_frame.z),
      Torque(frame=P_frame, torque=(c*u_pin(t) + k*(-theta_0 + q_pin(t)))*P_frame.z)]
 
@@ -668,7 +668,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
         >>> q = dynamicsymbols('q')
         >>> A.orient_axis(N, N.z, q)
         >>> RotationalSpringDamperActuator(q, N.z, A, N,
-        ...     damping=symbols('c')).to_loads()
+        ...     damping=symbols('c')).to_loads()  # doctest: +NORMALIZE_WHITESPACE
         [Torque(frame=A, torque=- c*Derivative(q(t), t)*N.z),
          Torque(frame=N, torque=c*Derivative(q(t), t)*N.z)]
         """

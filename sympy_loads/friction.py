@@ -1,7 +1,52 @@
-"""Friction laws and smooth sign functions.
+r"""Friction laws, smooth sign functions and a sliding-friction load.
 
 The scalar laws take a slip speed ``v`` and a normal force magnitude ``N``
-and return the friction force along ``v`` (opposing it).
+and return the friction force along ``v`` (opposing it, so ``F v <= 0``):
+:func:`coulomb_friction`, :func:`viscous_friction`,
+:func:`stribeck_friction` and their combination :func:`friction_law`, with
+the exact sign or a smooth one (:func:`smooth_sign`).
+:func:`sliding_friction_force` is the same law for a slip velocity *vector*
+and :class:`SlidingFriction` the load on a point sliding on a surface.
+
+Differences from SymPy 1.14's ``CoulombKineticFriction``
+=========================================================
+
+SymPy 1.14 has one friction actuator, ``CoulombKineticFriction(mu_k, f_n,
+pathway, *, v_s=None, sigma=None, mu_s=None)``. It was not used as a base
+here because:
+
+- *Sign conventions disagree.* Its docstring states
+  ``F = (mu_k f_n + (mu_s - mu_k) f_n exp(-(v/v_s)**2)) sign(v) + sigma v``
+  (along the motion), its code returns the negative of that as the
+  expansile ``force`` of a ``ForceActuator``. Here one convention is
+  stated and tested: the force opposes the slip and never adds energy.
+- *It measures slip along a pathway.* ``v`` is the pathway's extension
+  velocity. On a ``LinearPathway`` from a fixed point ``O`` to a block at
+  ``x N.x`` that is ``sign(x) x'``, and the loads contain
+  ``sign(sign(x) x') x/|x|``: right for ``x != 0`` but ``0/0`` (NaN) when
+  the block passes ``O``, and wrong for sliding that is not along the line
+  through the two points. :class:`SlidingFriction` uses the tangential
+  slip velocity vector of the point relative to the surface, needs no
+  second point, and is finite (zero) at zero slip.
+- *Magic defaults and no validation.* ``mu_k=None`` becomes 1 and
+  ``v_s=None`` becomes 0.01; ``v_s=0`` is accepted and gives
+  ``exp(zoo ...)``; negative coefficients (friction that pushes) are
+  accepted. Here a Stribeck term needs both ``static_coefficient`` and a
+  positive ``stribeck_speed``, ``mu_s >= mu_k`` is checked, and negative
+  numeric coefficients raise ``ValueError``.
+- *Exact sign only*, and a ``repr`` that misses a comma and does not
+  follow the constructor. Here the sign may be regularized (tanh, atan,
+  algebraic) for numerical integration, and ``repr`` mirrors the
+  constructor.
+
+References
+==========
+
+.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+   Torque", sections "Friction" and "Collision" (seed 000).
+.. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani, "Contact-impact
+   events with friction in multibody dynamics: Back to basics", Mech. Mach.
+   Theory 184 (2023) 105305.
 """
 
 import sympy as sm
@@ -658,25 +703,11 @@ class SlidingFriction(ActuatorBase):
     plane, or a contact model's normal force); friction does not know the
     constraint force of a contact that is modelled as a constraint.
 
-    How this differs from SymPy 1.14's ``CoulombKineticFriction``:
-
-    - it acts on a *slip velocity vector* in the plane of the surface, not
-      on the extension velocity of a pathway between two points, so it is
-      right for sliding in any direction and needs no second point;
-      ``CoulombKineticFriction`` on a ``LinearPathway`` from a fixed point
-      ``O`` to the block ``P`` takes ``v = sign(x) x'`` and multiplies by the
-      unit vector ``x/|x|``, which produces ``sign(sign(x) x')`` and is
-      ``0/0`` (NaN) when ``P`` passes ``O``; the force here contains neither;
-    - SymPy's docstring states ``F = (...) sign(v) + sigma v`` (along the
-      motion) while its code returns ``-(...) sign(v) - sigma v``; here one
-      convention is stated and tested: ``F . v_t <= 0`` (friction never adds
-      energy);
-    - parameters are validated (negative coefficients, ``mu_s < mu_k`` and a
-      zero Stribeck speed are errors; SymPy accepts ``v_s = 0`` and returns
-      ``exp(zoo ...)``), and there are no magic defaults (SymPy turns
-      ``mu_k=None`` into 1 and ``v_s=None`` into 0.01);
-    - the sign can be smoothed with a regularization speed for numerical
-      integration, and the ``repr`` mirrors the constructor.
+    Unlike SymPy 1.14's ``CoulombKineticFriction`` it acts on the slip
+    velocity *vector* (sliding in any direction, no second point, no NaN
+    when the point passes an anchor), has one tested sign convention
+    (``F . v_t <= 0``), validates its parameters and has no magic defaults;
+    see the module documentation for the details.
 
     Examples
     ========
@@ -876,7 +907,7 @@ class SlidingFriction(ActuatorBase):
         >>> P = cart.masscenter.locatenew('P', x*N.x)
         >>> friction = SlidingFriction(P, N.y, N, normal_force=1,
         ...     viscous_coefficient=symbols('c'), surface=cart)
-        >>> friction.to_loads()
+        >>> friction.to_loads()  # doctest: +NORMALIZE_WHITESPACE
         [Force(point=P, force=- c*Derivative(x(t), t)*N.x),
          Force(point=P_on_cart, force=c*Derivative(x(t), t)*N.x)]
         >>> friction.reaction_point.vel(N)
