@@ -360,9 +360,9 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     (bob_frame.x, bob_frame.y, bob_frame.z)
     >>> reaction.force_components
     Matrix([
-    [   L*m*u_pin(t)**2 + g*m*sin(q_pin(t))],
+    [             L*m*u_pin(t)**2 + g*m*sin(q_pin(t))],
     [-L*m*Derivative(u_pin(t), t) + g*m*cos(q_pin(t))],
-    [                                     0]])
+    [                                               0]])
     >>> reaction.torque_components.T
     Matrix([[0, 0, 0]])
 
@@ -734,7 +734,8 @@ class JointFriction(ActuatorBase):
             # s(|w|) w/|w|, with |w| + 1 - sign(|w|) in the denominator: it
             # equals |w| except at rest, where the torque is 0 instead of 0/0.
             direction = self._sign(norm) / (norm + 1 - sm.sign(norm))
-            torque = -self._symbols[0] * direction * omega
+            torque = -self._symbols[0] * direction * sum(
+                (c * e for c, e in zip(wm, ci)), Vector(0))
             loads += [Torque(j.child.frame, torque),
                       Torque(j.parent.frame, -torque)]
         return loads

@@ -275,7 +275,9 @@ class TestJointFriction:
         joint = self.joints()['spherical']
         sph = JointFriction(joint, coefficient=mu, radius=R,
                             regularization=0.01)
-        torque = sph.to_loads()[0].torque.to_matrix(joint.child_interframe)
+        vector = sph.to_loads()[0].torque
+        (torque, frame), = vector.args  # components in one frame
+        assert frame is joint.child_interframe
         args = list(joint.coordinates) + list(joint.speeds) + list(sph.symbols)
         f = sm.lambdify(args, torque)
         at_rest = np.asarray(f(0.1, 0.2, 0.3, 0, 0, 0, 5.0), float)

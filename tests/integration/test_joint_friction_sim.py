@@ -1,0 +1,233 @@
+"""Joint friction in simulations: sympy_loads.joint_friction with simulate().
+
+Each test compares a simulated quantity with a closed-form solution (stated
+tolerance) or checks a physical law (energy never increases).
+"""
+
+import numpy as np
+import pytest
+import sympy as sm
+from sympy.physics.mechanics import (CylindricalJoint, Force, KanesMethod,
+                                     PinJoint, PrismaticJoint, RigidBody,
+                                     SphericalJoint, System, dynamicsymbols,
+                                     inertia)
+
+from sympy_loads import JointFriction, joint_reactions, simulate
+
+t = dynamicsymbols._t
+m, g, L, I = sm.symbols('m g L I', positive=True)
+G = 9.81
+
+
+def incline(alpha, mu, regularization=0):
+    """Block on a prismatic joint down a slope of angle alpha; gravity -y."""
+    ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+    axis = np.cos(alpha) * ground.x - np.sin(alpha) * ground.y
+    slide = PrismaticJoint('s', ground, block, joint_axis=axis)
+    friction = JointFriction(slide, coefficient=mu,
+                             regularization=regularization)
+    system = System.from_newtonian(ground)
+    system.add_bodies(block)
+    system.add_joints(slide)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ground.y)
+    system.form_eoms()
+    return system, slide, friction
+
+
+def test_block_on_incline_slides_at_textbook_acceleration():
+    alpha, mu, v0 = 0.5, 0.3, 0.2
+    system, slide, friction = incline(alpha, mu)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    times = np.linspace(0, 1, 11)
+    res = simulate(system, (0, 1), {x: 0.0, v: v0}, {m: 2.0, g: G},
+                   joint_friction=[friction], t_eval=times)
+    assert res.success
+    acc = G * (np.sin(alpha) - mu * np.cos(alpha))
+    np.testing.assert_allclose(res.u[:, 0], v0 + acc * times, atol=1e-8)
+    np.testing.assert_allclose(res.q[:, 0], v0 * times + acc * times**2 / 2,
+                               atol=1e-8)
+
+
+def test_block_on_incline_sticks_when_tan_alpha_below_mu():
+    # With tanh(v/eps) the block creeps at the speed where the friction
+    # balances the weight: mu m g cos(a) tanh(v/eps) = m g sin(a).
+    alpha, mu, eps = 0.2, 0.5, 1e-3
+    assert np.tan(alpha) < mu
+    system, slide, friction = incline(alpha, mu, regularization=eps)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    res = simulate(system, (0, 1), {x: 0.0, v: 0.0}, {m: 1.0, g: G},
+                   joint_friction=[friction], t_eval=np.linspace(0, 1, 21))
+    creep = eps * np.arctanh(np.tan(alpha) / mu)
+    assert np.all(np.abs(res.u[:, 0]) <= creep * (1 + 1e-4))
+    np.testing.assert_allclose(res.u[-1, 0], creep, rtol=1e-4)
+    assert res.q[-1, 0] < creep * 1.0  # moved less than 1 s of creep
+
+
+def test_block_thrown_up_to_sticking_decelerates_then_stops():
+    # Moving down a slope with tan(a) < mu: decelerates at
+    # g (mu cos a - sin a) while |v| >> eps, then sticks.
+    alpha, mu, eps, v0 = 0.2, 0.5, 1e-4, 1.0
+    system, slide, friction = incline(alpha, mu, regularization=eps)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    dec = G * (mu * np.cos(alpha) - np.sin(alpha))
+    stop = v0 / dec
+    times = np.linspace(0, 0.8 * stop, 5)
+    res = simulate(system, (0, 1.5 * stop), {x: 0.0, v: v0},
+                   {m: 1.0, g: G}, joint_friction=[friction],
+                   t_eval=np.concatenate([times, [1.5 * stop]]))
+    np.testing.assert_allclose(res.u[:-1, 0], v0 - dec * times, atol=1e-6)
+    assert abs(res.u[-1, 0]) < eps
+
+
+def test_disc_with_radial_load_decelerates_at_mu_R_F_over_I():
+    F, Fz = sm.symbols('F F_z', positive=True)
+    ground = RigidBody('ground')
+    disc = RigidBody('disc', mass=m)
+    disc.central_inertia = inertia(disc.frame, I, I, I)
+    pin = PinJoint('p', ground, disc, joint_axis=ground.z)
+    mu, R, mu_end, R_end = 0.2, 0.05, 0.1, 0.03
+    friction = JointFriction(pin, coefficient=mu, radius=R,
+                             end_coefficient=mu_end, end_radius=R_end)
+    system = System.from_newtonian(ground)
+    system.add_bodies(disc)
+    system.add_joints(pin)
+    system.add_actuators(friction)
+    system.add_loads(Force(disc.masscenter, -F * ground.y - Fz * ground.z))
+    system.form_eoms()
+    q, u = pin.coordinates[0], pin.speeds[0]
+    values = {m: 3.0, I: 0.02, F: 40.0, Fz: 10.0}
+    rate = (mu * R * values[F] + mu_end * R_end * values[Fz]) / values[I]
+    times = np.linspace(0, 0.9 * 5.0 / rate, 7)
+    res = simulate(system, (0, times[-1]), {q: 0.0, u: 5.0}, values,
+                   joint_friction=[friction], t_eval=times,
+                   outputs={'torque': friction.symbols[0]})
+    np.testing.assert_allclose(res.u[:, 0], 5.0 - rate * times, atol=1e-8)
+    np.testing.assert_allclose(res.outputs['torque'], rate * values[I],
+                               rtol=1e-9)
+
+
+def compound_pendulum(friction=None):
+    ceiling = RigidBody('ceiling')
+    bob = RigidBody('bob', mass=m)
+    bob.central_inertia = inertia(bob.frame, 0, 0, I)
+    pin = PinJoint('pin', ceiling, bob, child_point=L * bob.frame.x,
+                   joint_axis=ceiling.z)
+    system = System.from_newtonian(ceiling)
+    system.add_bodies(bob)
+    system.add_joints(pin)
+    system.apply_uniform_gravity(-g * ceiling.y)
+    actuators = []
+    if friction is not None:
+        actuators = [JointFriction(pin, **friction)]
+        system.add_actuators(*actuators)
+    system.form_eoms()
+    return system, pin, actuators
+
+
+def test_pendulum_reaction_along_a_simulation():
+    # theta = q - pi/2 from the downward vertical. Hand derivation:
+    # radial (rod tension) m (g cos(theta) + L theta'^2), tangential
+    # I m g sin(theta) / (I + m L^2) (in -theta direction sign convention
+    # of the joint frame: y component = m (g cos q - L q'')).
+    system, pin, _ = compound_pendulum()
+    q, u = pin.coordinates[0], pin.speeds[0]
+    reaction = joint_reactions(pin, system)
+    values = {m: 1.5, g: G, L: 0.8, I: 0.05}
+    res = simulate(system, (0, 2), {q: np.pi / 2 + 1.0, u: 0.0}, values,
+                   t_eval=np.linspace(0, 2, 41),
+                   outputs={'radial': reaction.force_components[0],
+                            'tangential': reaction.force_components[1]})
+    theta, thetadot = res.q[:, 0] - np.pi / 2, res.u[:, 0]
+    mv, Lv, Iv = values[m], values[L], values[I]
+    np.testing.assert_allclose(
+        res.outputs['radial'], mv * (G * np.cos(theta) + Lv * thetadot**2),
+        rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(
+        res.outputs['tangential'],
+        -Iv * mv * G * np.sin(theta) / (Iv + mv * Lv**2), rtol=1e-9,
+        atol=1e-9)
+
+
+def pendulum_energy(res, values):
+    theta, thetadot = res.q[:, 0] - np.pi / 2, res.u[:, 0]
+    mv, Lv, Iv = values[m], values[L], values[I]
+    return (0.5 * (Iv + mv * Lv**2) * thetadot**2
+            - mv * G * Lv * np.cos(theta))
+
+
+@pytest.mark.parametrize('options', [
+    dict(regularization=0.05, method='tanh'),
+    dict(regularization=0.01, method='algebraic', preload=2.0),
+])
+def test_pin_friction_never_adds_energy(options):
+    system, pin, (friction,) = compound_pendulum(
+        dict(coefficient=0.3, radius=0.05, **options))
+    q, u = pin.coordinates[0], pin.speeds[0]
+    values = {m: 1.5, g: G, L: 0.8, I: 0.05}
+    res = simulate(system, (0, 4), {q: np.pi / 2 + 1.2, u: 0.0}, values,
+                   joint_friction=[friction], t_eval=np.linspace(0, 4, 201),
+                   outputs={'T': friction.symbols[0]})
+    energy = pendulum_energy(res, values)
+    assert np.all(np.diff(energy) <= 1e-9)
+    assert energy[-1] < energy[0] - 0.05  # it does dissipate
+    assert np.all(res.outputs['T'] > 0)
+
+
+def test_spherical_joint_friction_never_adds_energy():
+    ceiling = RigidBody('ceiling')
+    bob = RigidBody('bob', mass=m)
+    bob.central_inertia = inertia(bob.frame, I, I, I)
+    ball = SphericalJoint('ball', ceiling, bob, child_point=L * bob.frame.z)
+    friction = JointFriction(ball, coefficient=0.3, radius=0.05, alpha=0.5,
+                             regularization=0.02)
+    system = System.from_newtonian(ceiling)
+    system.add_bodies(bob)
+    system.add_joints(ball)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ceiling.z)
+    system.form_eoms()
+    values = {m: 1.0, g: G, L: 0.6, I: 0.01}
+    N = ceiling.frame
+    kinetic = bob.kinetic_energy(N)
+    potential = values[m] * G * bob.masscenter.pos_from(
+        ceiling.masscenter).dot(N.z)
+    energy = (kinetic + potential).subs(values)
+    res = simulate(system, (0, 2),
+                   {**dict(zip(ball.coordinates, [0.6, 0.3, 0.0])),
+                    **dict(zip(ball.speeds, [0.0, 1.0, 2.0]))},
+                   values, joint_friction=[friction],
+                   t_eval=np.linspace(0, 2, 81), outputs={'E': energy})
+    assert res.success
+    assert np.all(np.diff(res.outputs['E']) <= 1e-9)
+    assert res.outputs['E'][-1] < res.outputs['E'][0] - 1e-3
+
+
+def test_cylindrical_joint_friction_on_kanes_method_model():
+    # A sleeve (KanesMethod model, not System) spinning and sliding on a
+    # horizontal shaft under gravity: the radial load is m g, so the spin
+    # and the slide both decelerate at constant rates mu R m g / I and
+    # mu g.
+    ground, sleeve = RigidBody('ground'), RigidBody('sleeve', mass=m)
+    sleeve.central_inertia = inertia(sleeve.frame, I, I, I)
+    cyl = CylindricalJoint('c', ground, sleeve, joint_axis=ground.x)
+    mu, R = 0.25, 0.04
+    friction = JointFriction(cyl, coefficient=mu, radius=R)
+    loads = [Force(sleeve.masscenter, -m * g * ground.y)]
+    loads += friction.to_loads()
+    kane = KanesMethod(ground.frame, cyl.coordinates, cyl.speeds,
+                       kd_eqs=cyl.kdes, bodies=[sleeve], forcelist=loads)
+    kane.kanes_equations()
+    values = {m: 2.0, g: G, I: 0.003}
+    times = np.linspace(0, 0.3, 7)
+    res = simulate(kane, (0, 0.3),
+                   {cyl.coordinates[0]: 0.0, cyl.coordinates[1]: 0.0,
+                    cyl.rotation_speed: 30.0, cyl.translation_speed: 3.0},
+                   values, joint_friction=[friction], t_eval=times)
+    spin = kane.u.index(cyl.rotation_speed)
+    slide = kane.u.index(cyl.translation_speed)
+    np.testing.assert_allclose(
+        res.u[:, spin],
+        30.0 - mu * R * values[m] * G / values[I] * times, atol=1e-7)
+    np.testing.assert_allclose(res.u[:, slide], 3.0 - mu * G * times,
+                               atol=1e-7)
