@@ -17,6 +17,7 @@ from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
                        smooth_sign, stribeck_friction, viscous_friction,
                        SlidingFriction)
 from .gravitation import GravitationalAttraction
+from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .generalized_forces import (generalized_active_forces,
                                  generalized_inertia_forces,
                                  is_noncontributing,
@@ -45,4 +46,6 @@ __all__ = [
     # contact
     'HuntCrossleyContact', 'damping_from_restitution', 'hysteresis_factor',
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
+    # joint_friction
+    'joint_reactions', 'JointReaction', 'JointFriction',
 ]
