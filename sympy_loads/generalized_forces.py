@@ -120,14 +120,24 @@ def _substitute(vector, replacements):
 def _linear_partials(vector, speeds, what):
     """Return the partial velocities of ``vector`` with respect to
     ``speeds``: its coefficients of the speeds, taken component frame by
-    component frame with one Jacobian (no re-expression)."""
+    component frame (no re-expression). The speeds are swapped for plain
+    symbols first, because differentiating with respect to a symbol is much
+    faster than with respect to a function of time."""
     n = len(speeds)
     if vector == 0:
         return [Vector(0)] * n
+    dummies = [sm.Dummy(f'u{r}') for r in range(n)]
+    to_dummy = dict(zip(speeds, dummies))
     columns = [[] for _ in range(n)]
     for measure, component_frame in vector.args:
-        jac = measure.jacobian(speeds)
-        if jac.has(*speeds):
+        if any(d.expr in to_dummy for d in measure.atoms(sm.Derivative)):
+            jac = measure.jacobian(speeds)    # a speed's derivative occurs
+            nonlinear = jac.has(*speeds)
+        else:
+            plain = measure.xreplace(to_dummy)
+            jac = plain.jacobian(dummies)
+            nonlinear = jac.has(*dummies)
+        if nonlinear:
             raise ValueError(
                 f'{what} is not linear in the speeds {list(speeds)}: '
                 f'{vector}. Check kinematic_substitutions.')
