@@ -53,8 +53,8 @@ class euclidean_norm(sm.Function):
     state derivative (e.g. in a linearization), evaluate to finite values
     everywhere, without division by zero or warnings.
 
-    Numeric and code printers (lambdify, C, ...) and LaTeX print the norm as
-    ``sqrt(x1**2 + ...)``; ``rewrite(sqrt)`` gives that form symbolically.
+    Numeric and code printers (lambdify, C, ...), LaTeX and pretty printing
+    show the norm as ``sqrt(x1**2 + ...)``; ``rewrite(sqrt)`` gives that form symbolically.
     With a single nonzero component it evaluates to ``Abs`` of it, so
     one-dimensional motion reduces to the familiar ``u*Abs(u)``.
 
@@ -132,11 +132,11 @@ class euclidean_norm(sm.Function):
         return printer._print(self.rewrite(sm.sqrt), *args, **kwargs)
 
 
-# Code printers and LaTeX find a printing method on the expression by the
-# printer's ``printmethod`` name; every one prints the sqrt form (str and
-# repr keep the function's name).
-for _printmethod in ('_latex', '_lambdacode', '_pythoncode', '_numpycode',
-                     '_scipycode', '_cupycode', '_jaxcode', '_mpmathcode',
+# Code printers, LaTeX and pretty printing find a printing method on the
+# expression by the printer's ``printmethod`` name; every one prints the sqrt
+# form (str and repr keep the function's name).
+for _printmethod in ('_latex', '_pretty', '_lambdacode', '_pythoncode',
+                     '_numpycode', '_scipycode', '_cupycode', '_jaxcode', '_mpmathcode',
                      '_numexprcode', '_ccode', '_cxxcode', '_fcode',
                      '_octave', '_julia', '_javascript', '_rust_code',
                      '_rcode', '_glsl', '_mcode', '_maple',
