@@ -800,8 +800,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     integrated and the dependent ones recomputed at every evaluation by
     the :class:`HolonomicConstraintSolver` (Newton-Raphson, seed 002) and
     the linear velocity constraints (coordinate partitioning, see the
-    module documentation), so the constraint residual of every returned
-    sample is at the Newton tolerance.
+    module documentation, [Wehage1982simulate]_), so the constraint
+    residual of every returned sample is at the Newton tolerance.
 
     The numeric code (mass matrices and forcing vectors with common
     subexpressions eliminated, constraint matrices, outputs) is generated
@@ -892,7 +892,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         evaluation the magnitudes start from their previous values, ``M
         udot = F(q, u, t, f)`` is solved, ``f`` is updated as ``f + w (f_new
         - f)`` (``w = friction_relaxation``) until the change is below
-        ``friction_tolerance`` (relative to max(1, |f|)) [Seed004]_.
+        ``friction_tolerance`` (relative to ``max(1, |f|)``), the
+        relaxation of seed 004 [Seed004simulate]_.
     max_step : float, optional
         Largest integrator step.
     friction_tolerance, friction_max_iterations, friction_relaxation :
@@ -937,7 +938,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     References
     ==========
 
-    .. [Wehage1982] R. A. Wehage, E. J. Haug, J. Mech. Des. 104(1), 1982.
+    .. [Wehage1982simulate] R. A. Wehage, E. J. Haug, "Generalized
+       coordinate partitioning for dimension reduction in analysis of
+       constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
+    .. [Seed004simulate] "Three-Dimensional Generalized Forces" (seed 004),
+       Coulomb friction in joints by relaxation.
     """
     kane = _kanes_method_of(model)
     t0, t1 = _check_t_span(t_span)
