@@ -23,6 +23,7 @@ from .generalized_forces import (generalized_active_forces,
                                  is_noncontributing,
                                  nonholonomic_partial_velocities,
                                  partial_velocities)
+from .simulation import SimulationError, SimulationResult, simulate
 
 __version__ = '0.1.0'
 
@@ -48,4 +49,6 @@ __all__ = [
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
     # joint_friction
     'joint_reactions', 'JointReaction', 'JointFriction',
+    # simulation
+    'simulate', 'SimulationResult', 'SimulationError',
 ]
