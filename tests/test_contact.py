@@ -432,3 +432,23 @@ class TestConstruction:
         B = N.orientnew('B', 'Axis', (q, N.x))
         with pytest.raises(ValueError, match='fixed in'):
             HuntCrossleyContact(P, O, B.z, N, stiffness=1)
+
+
+@pytest.mark.parametrize('model, lowest_valid, floor', [
+    ('hunt-crossley', 0.75, 0.488), ('herbert-mcwhannell', 0.61, 0.488),
+    ('lee-wang', 0.91, 0.663), ('lankarani-nikravesh', 0.80, 0.663),
+    ('zhiying-qishao', 0.24, 0.179), ('gonthier', 0.01, 0.0),
+    ('flores', 0.01, 0.0), ('hu-guo', 0.01, 0.0)])
+def test_documented_validity_ranges(model, lowest_valid, floor):
+    """The ranges listed in hysteresis_factor's docstring and the damping
+    models tutorial: |e_eff - e| < 0.05 exactly on [lowest_valid, 1]."""
+    grid = np.round(np.arange(0.01, 1.0001, 0.01), 2)
+    error = np.array([effective_restitution(float(hysteresis_factor(e,
+                                                                   model)))
+                      - e for e in grid])
+    valid = grid[np.abs(error) < 0.05]
+    assert valid.min() == pytest.approx(lowest_valid)
+    assert valid.size == grid.size - round(lowest_valid * 100) + 1
+    e0 = 0 if floor else 1e-12
+    assert effective_restitution(float(hysteresis_factor(e0, model))) == \
+        pytest.approx(floor, abs=5e-4)
