@@ -730,7 +730,9 @@ class JointFriction(ActuatorBase):
             omega = self.relative_angular_velocity()
             ci = j.child_interframe
             wm = omega.to_matrix(ci)
-            norm = sm.sqrt(sum(c**2 for c in wm))
+            # Abs: makes the norm known to be real, so that SymPy does not
+            # try to prove tanh/atan of it real through as_real_imag (slow).
+            norm = sm.sqrt(sm.Abs(sum(c**2 for c in wm)))
             # s(|w|) w/|w|, with |w| + 1 - sign(|w|) in the denominator: it
             # equals |w| except at rest, where the torque is 0 instead of 0/0.
             direction = self._sign(norm) / (norm + 1 - sm.sign(norm))
