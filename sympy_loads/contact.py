@@ -30,7 +30,7 @@ from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
 from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
-from .friction import SIGN_METHODS, smooth_sign
+from .friction import SIGN_METHODS, friction_magnitude, smooth_sign
 
 __all__ = ['HuntCrossleyContact', 'damping_from_restitution',
            'hysteresis_factor', 'effective_restitution', 'hertz_stiffness',
@@ -494,6 +494,10 @@ class HuntCrossleyContact(ActuatorBase):
         Smooth sign used when ``friction_regularization`` is not zero, one
         of ``'tanh'`` (default), ``'atan'``, ``'algebraic'``; see
         :func:`~sympy_loads.smooth_sign`.
+    static_coefficient, stribeck_speed : sympifiable, optional
+        Give both for Stribeck friction of magnitude
+        ``mu f + (mu_s - mu) f exp(-(s/v_s)**2)`` at slip speed ``s``
+        (:func:`~sympy_loads.friction_magnitude`); default: Coulomb.
 
     Raises
     ======
@@ -521,10 +525,12 @@ class HuntCrossleyContact(ActuatorBase):
                  damping=0, exponent=sm.Rational(3, 2), radius=0,
                  friction_coefficient=0, plane_frame=None, sphere_frame=None,
                  clamped=True, friction_regularization=0,
-                 friction_method='tanh'):
+                 friction_method='tanh', static_coefficient=None,
+                 stribeck_speed=None):
         self._set_common(point, frame, stiffness, damping, exponent, radius,
                          friction_coefficient, sphere_frame, clamped,
-                         friction_regularization, friction_method)
+                         friction_regularization, friction_method,
+                         static_coefficient, stribeck_speed)
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
         _check_type('normal', normal, Vector)
@@ -554,7 +560,8 @@ class HuntCrossleyContact(ActuatorBase):
                         exponent=sm.Rational(3, 2), friction_coefficient=0,
                         sphere_frame=None, other_sphere_frame=None,
                         clamped=True, friction_regularization=0,
-                        friction_method='tanh'):
+                        friction_method='tanh', static_coefficient=None,
+                        stribeck_speed=None):
         r"""Contact of the sphere at ``point`` with one at ``other_point``.
 
         Explanation
@@ -607,6 +614,8 @@ class HuntCrossleyContact(ActuatorBase):
             ``other_radius`` for two spheres.
         clamped, friction_regularization, friction_method
             As for the class.
+        static_coefficient, stribeck_speed
+            As for the class.
 
         References
         ==========
@@ -618,7 +627,8 @@ class HuntCrossleyContact(ActuatorBase):
         self = cls.__new__(cls)
         self._set_common(point, frame, stiffness, damping, exponent, radius,
                          friction_coefficient, sphere_frame, clamped,
-                         friction_regularization, friction_method)
+                         friction_regularization, friction_method,
+                         static_coefficient, stribeck_speed)
         _check_type('other_point', other_point, Point)
         self._other_point = other_point
         self._other_radius = _sympify_scalar('other_radius', other_radius,
@@ -690,7 +700,8 @@ class HuntCrossleyContact(ActuatorBase):
 
     def _set_common(self, point, frame, stiffness, damping, exponent, radius,
                     friction_coefficient, sphere_frame, clamped,
-                    friction_regularization, friction_method):
+                    friction_regularization, friction_method,
+                    static_coefficient, stribeck_speed):
         _set_once(self, 'point', _check_type('point', point, Point))
         _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
         _set_once(self, 'stiffness', _sympify_scalar(
@@ -715,6 +726,17 @@ class HuntCrossleyContact(ActuatorBase):
                 f'friction_method must be one of {SIGN_METHODS}, got '
                 f'{friction_method!r}.')
         _set_once(self, 'friction_method', friction_method)
+        if (static_coefficient is None) != (stribeck_speed is None):
+            raise ValueError(
+                'static_coefficient and stribeck_speed go together: give '
+                'both (Stribeck friction) or neither (Coulomb).')
+        if static_coefficient is not None:
+            static_coefficient = _sympify_scalar(
+                'static_coefficient', static_coefficient, nonnegative=True)
+            stribeck_speed = _sympify_scalar(
+                'stribeck_speed', stribeck_speed, positive=True)
+        _set_once(self, 'static_coefficient', static_coefficient)
+        _set_once(self, 'stribeck_speed', stribeck_speed)
 
     def _build(self, center_height, anchor, anchor_frame, reaction):
         """Form the expressions once.
@@ -773,8 +795,14 @@ class HuntCrossleyContact(ActuatorBase):
         # sgn(s)/(s - sign(s) + 1) is sgn(s)/s for s > 0 and 0 at s = 0:
         # finite everywhere, with no Piecewise whose branches NumPy would
         # both evaluate.
-        self._friction_scale = -mu * self._normal_force * sgn / (
-            s - sm.sign(s) + 1)
+        if self.static_coefficient is None:
+            magnitude = mu * self._normal_force
+        else:
+            magnitude = friction_magnitude(
+                s, self._normal_force, kinetic_coefficient=mu,
+                static_coefficient=self.static_coefficient,
+                stribeck_speed=self.stribeck_speed)
+        self._friction_scale = -magnitude * sgn / (s - sm.sign(s) + 1)
         return self._friction_scale * vt
 
     # -- read-only constructor arguments ---------------------------------
@@ -825,6 +853,15 @@ class HuntCrossleyContact(ActuatorBase):
         lambda self: self._friction_method,
         lambda self, v: _set_once(self, 'friction_method', v),
         doc='Smooth sign method for the slip.')
+
+    static_coefficient = property(
+        lambda self: self._static_coefficient,
+        lambda self, v: _set_once(self, 'static_coefficient', v),
+        doc='Static coefficient mu_s of Stribeck friction, or None.')
+    stribeck_speed = property(
+        lambda self: self._stribeck_speed,
+        lambda self, v: _set_once(self, 'stribeck_speed', v),
+        doc='Stribeck speed v_s, or None.')
 
     # -- derived quantities ----------------------------------------------
 
@@ -901,7 +938,8 @@ class HuntCrossleyContact(ActuatorBase):
         defaults = dict(damping=0, exponent=sm.Rational(3, 2), radius=0,
                         friction_coefficient=0, plane_frame=None,
                         sphere_frame=None, clamped=True,
-                        friction_regularization=0, friction_method='tanh')
+                        friction_regularization=0, friction_method='tanh',
+                        static_coefficient=None, stribeck_speed=None)
         if self._kind == 'spheres':
             head = (f'{type(self).__name__}.between_spheres({self.point}, '
                     f'{self._other_point}, {self.frame}, '
@@ -910,7 +948,8 @@ class HuntCrossleyContact(ActuatorBase):
                     f'stiffness={self.stiffness}')
             names = ['damping', 'exponent', 'friction_coefficient',
                      'sphere_frame', 'plane_frame', 'clamped',
-                     'friction_regularization', 'friction_method']
+                     'friction_regularization', 'friction_method',
+                     'static_coefficient', 'stribeck_speed']
             rename = {'plane_frame': 'other_sphere_frame'}
         else:
             head = (f'{type(self).__name__}({self.point}, '
@@ -918,7 +957,8 @@ class HuntCrossleyContact(ActuatorBase):
                     f'stiffness={self.stiffness}')
             names = ['damping', 'exponent', 'radius', 'friction_coefficient',
                      'plane_frame', 'sphere_frame', 'clamped',
-                     'friction_regularization', 'friction_method']
+                     'friction_regularization', 'friction_method',
+                     'static_coefficient', 'stribeck_speed']
             rename = {}
         parts = [head]
         for name in names:

@@ -452,3 +452,28 @@ def test_documented_validity_ranges(model, lowest_valid, floor):
     e0 = 0 if floor else 1e-12
     assert effective_restitution(float(hysteresis_factor(e0, model))) == \
         pytest.approx(floor, abs=5e-4)
+
+
+def test_stribeck_friction_magnitude(seed):
+    s = seed
+    mus, vs = sm.Rational(6, 10), sm.Rational(1, 10)
+    contact = _contact(s, friction_coefficient=s['mu'],
+                       static_coefficient=mus, stribeck_speed=vs)
+    vals = {s['z']: -0.01, s['uz']: 0, s['ux']: 0.06, s['uy']: 0.08,
+            s['k']: 1e5, s['c']: 0, s['mu']: 0.4}
+    f = 1e5 * 0.01**1.5
+    expected = 0.4 * f + (0.6 - 0.4) * f * math.exp(-(0.1 / 0.1)**2)
+    F = contact.friction_force.subs(vals)
+    assert float(F.magnitude()) == pytest.approx(expected, rel=1e-12)
+    assert float(F.dot(0.06 * s['N'].x + 0.08 * s['N'].y)) < 0
+    assert "static_coefficient=3/5, stribeck_speed=1/10" in repr(contact)
+    with pytest.raises(ValueError, match='go together'):
+        _contact(s, static_coefficient=mus)
+    # finite at zero slip
+    f0 = _lambdify((s['z'], s['ux'], s['uy']),
+                   list(contact.force.subs({s['k']: 1e5, s['c']: 0,
+                                            s['mu']: 0.4, s['uz']: 0})
+                        .to_matrix(s['N'])))
+    with np.errstate(all='raise'):
+        assert np.allclose(np.array(f0(-0.01, 0.0, 0.0), float),
+                           [0, 0, f])
