@@ -23,6 +23,8 @@ from .generalized_forces import (generalized_active_forces,
                                  is_noncontributing,
                                  nonholonomic_partial_velocities,
                                  partial_velocities)
+from .constraints import (ConstraintAnalysis, ConstraintSolverError,
+                          HolonomicConstraintSolver)
 from .simulation import SimulationError, SimulationResult, simulate
 
 __version__ = '0.1.0'
@@ -49,6 +51,8 @@ __all__ = [
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
     # joint_friction
     'joint_reactions', 'JointReaction', 'JointFriction',
+    # constraints
+    'HolonomicConstraintSolver', 'ConstraintAnalysis', 'ConstraintSolverError',
     # simulation
     'simulate', 'SimulationResult', 'SimulationError',
 ]

@@ -146,3 +146,19 @@ def _is_zero_vector(vector):
     frame = vector.args[0][1]
     return all(sm.simplify(component) == 0
                for component in vector.to_matrix(frame))
+
+
+def _kanes_holonomic_parts(kane):
+    """Return ``(q_ind, q_dep, holonomic_constraints)`` of a ``KanesMethod``
+    as three lists.
+
+    SymPy 1.14's ``KanesMethod`` exposes ``q`` (independent coordinates
+    first, then dependent) but keeps the dependent coordinates and the
+    configuration constraints only in the private attributes ``_qdep`` and
+    ``_f_h``; this is the one place that reads them.
+    """
+    q_dep = list(kane._qdep)                      # private in SymPy 1.14
+    constraints = list(kane._f_h)                 # private in SymPy 1.14
+    q_all = list(kane.q)
+    q_ind = q_all[:len(q_all) - len(q_dep)]
+    return q_ind, q_dep, constraints

@@ -1,0 +1,1848 @@
+r"""Numerical solution of holonomic constraints: positions, velocities,
+accelerations, mobility and redundancy.
+
+SymPy Mechanics stores the configuration (holonomic) constraints of a
+``KanesMethod`` or ``System`` but never solves them. This module does, as
+the constraint-kinematics module of the Autodesk dynamic simulation course
+describes [Autodesk]_. The constraint set is made of kinematic constraints
+and driving constraints that are explicit functions of time::
+
+    Phi(q, t) = [Phi_K(q, t); Phi_D(q, t)] = 0
+
+* positions: Newton-Raphson on the dependent coordinates,
+  ``Phi_q dq = -Phi``, ``q <- q + alpha dq`` (``alpha`` from a backtracking
+  line search);
+* velocities: ``Phi_q q' = -Phi_t``;
+* accelerations: ``Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt``;
+* mobility ``nq - rank(Phi_q)`` and redundancy ``nc - rank(Phi_q)``.
+
+All symbolic work (``Phi``, ``Phi_q``, ``Phi_t`` and the acceleration
+right-hand side) is done once, when the solver is built, and turned into
+generated numeric code with common subexpressions eliminated. The Newton
+iteration runs in compiled code when numba is installed (the optional
+``fast`` extra) and in vectorized NumPy otherwise.
+
+References
+==========
+
+.. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
+   Section 4, Module 4 (2011), pages 2-14 (seed 002).
+"""
+
+import math
+import warnings
+from collections import namedtuple
+
+import numpy as np
+import sympy as sm
+from sympy.physics.mechanics import dynamicsymbols
+from sympy.printing.numpy import NumPyPrinter
+
+from ._utils import _check_type, _kanes_holonomic_parts
+
+try:  # the compiled path is optional (extra "fast")
+    import numba as _numba
+except ImportError:  # pragma: no cover - exercised where numba is absent
+    _numba = None
+
+__all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
+           'ConstraintSolverError']
+
+# Newton status codes shared by both back ends.
+_CONVERGED, _MAX_ITERATIONS, _STALLED, _NONFINITE = 0, 1, 2, 3
+# A Jacobian whose smallest/largest pivot ratio is below this is singular.
+_SINGULAR_RATIO = 1e-7
+# Directions with a relative pivot below this are dropped from a step.
+_RANK_RATIO = 1e-13
+_LINE_SEARCH_HALVINGS = 30
+# The line search starts from a step of at most this times
+# max(1, |q_dependent|) (keeps angles from jumping by many turns).
+_MAX_STEP = 1.0
+_ARMIJO = 1e-4
+
+
+class ConstraintSolverError(ValueError):
+    """A holonomic constraint solve failed.
+
+    Raised when the Newton-Raphson iteration does not converge, when the
+    Jacobian with respect to the dependent coordinates is singular (a toggle
+    or locked configuration, or one with no physically realizable solution
+    [Autodesk]_), and for inputs that are not finite or have the wrong shape.
+    It subclasses ``ValueError`` (like ``numpy.linalg.LinAlgError``).
+
+    Attributes
+    ==========
+
+    residual : float or None
+        Largest absolute constraint residual reached.
+    iterations : int or None
+        Newton iterations taken.
+    constraints : tuple of int
+        Indices of the constraints involved (largest residuals, or those
+        spanning the singular direction).
+    coordinates : tuple
+        The coordinates involved (the dependent coordinates that lose rank,
+        or all dependent coordinates).
+    rows : tuple of int
+        For a batch, the rows that failed (empty for a single solve).
+
+    Examples
+    ========
+
+    >>> from sympy_loads import ConstraintSolverError
+    >>> err = ConstraintSolverError('no convergence', residual=0.5)
+    >>> err.residual, isinstance(err, ValueError)
+    (0.5, True)
+
+    References
+    ==========
+
+    .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
+       page 7 (singular Jacobian errors) (seed 002).
+    """
+
+    def __init__(self, message, *, residual=None, iterations=None,
+                 constraints=(), coordinates=(), rows=()):
+        super().__init__(message)
+        self.residual = residual
+        self.iterations = iterations
+        self.constraints = tuple(constraints)
+        self.coordinates = tuple(coordinates)
+        self.rows = tuple(rows)
+
+
+class ConstraintAnalysis:
+    """Rank, mobility and redundancy of a constraint Jacobian.
+
+    Explanation
+    ===========
+
+    Returned by :meth:`HolonomicConstraintSolver.analyze`. With ``nq``
+    coordinates, ``nc`` constraints and ``nic = rank(Phi_q)`` independent
+    constraints, the degree of mobility is ``nq - nic`` and the degree of
+    redundancy is ``nc - nic`` [Autodesk]_. The redundant constraints are
+    found as Autodesk Inventor does, by adding the rows of the Jacobian one
+    at a time in order: a row that does not raise the rank is redundant.
+
+    Examples
+    ========
+
+    >>> from sympy_loads import ConstraintAnalysis
+    >>> ConstraintAnalysis(rank=2, nq=3, nc=3, redundant=(2,),
+    ...                    singular_values=[2.0, 1.0, 0.0])
+    ConstraintAnalysis(rank=2, mobility=1, redundancy=1, redundant=(2,),
+    singular_values=[2., 1., 0.])
+
+    Parameters
+    ==========
+
+    rank : int
+        Numerical rank of ``Phi_q``.
+    nq, nc : int
+        Number of coordinates and of constraints.
+    redundant : tuple of int
+        Indices of the redundant constraints.
+    singular_values : array_like
+        Singular values of ``Phi_q``, largest first.
+    dependent_rank : int, optional
+        Rank of the columns of ``Phi_q`` that belong to the dependent
+        coordinates; smaller than their number at a singular (toggle)
+        configuration.
+    constraints : sequence of Expr, optional
+        The constraint expressions (to name the redundant ones).
+
+    References
+    ==========
+
+    .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
+       pages 13-17 (seed 002).
+    """
+
+    def __init__(self, rank, nq, nc, redundant, singular_values,
+                 dependent_rank=None, constraints=None):
+        self._rank = int(rank)
+        self._nq = int(nq)
+        self._nc = int(nc)
+        self._redundant = tuple(int(i) for i in redundant)
+        self._singular_values = np.array(singular_values, dtype=float)
+        self._singular_values.flags.writeable = False
+        self._dependent_rank = dependent_rank
+        self._constraints = (None if constraints is None
+                             else tuple(constraints))
+
+    @property
+    def rank(self):
+        """Number of independent constraints (rank of ``Phi_q``)."""
+        return self._rank
+
+    @property
+    def mobility(self):
+        """Degree of mobility ``nq - rank``."""
+        return self._nq - self._rank
+
+    @property
+    def redundancy(self):
+        """Degree of redundancy ``nc - rank``."""
+        return self._nc - self._rank
+
+    @property
+    def redundant(self):
+        """Indices of the redundant constraints (tuple of int)."""
+        return self._redundant
+
+    @property
+    def redundant_constraints(self):
+        """The redundant constraint expressions (tuple), if known."""
+        if self._constraints is None:
+            return None
+        return tuple(self._constraints[i] for i in self._redundant)
+
+    @property
+    def singular_values(self):
+        """Singular values of ``Phi_q`` (read-only array, largest first)."""
+        return self._singular_values
+
+    @property
+    def dependent_rank(self):
+        """Rank of the dependent-coordinate columns of ``Phi_q``."""
+        return self._dependent_rank
+
+    def __repr__(self):
+        values = np.array2string(self._singular_values, separator=', ',
+                                 precision=6, suppress_small=True)
+        return (f'ConstraintAnalysis(rank={self.rank}, mobility='
+                f'{self.mobility}, redundancy={self.redundancy}, redundant='
+                f'{self.redundant}, singular_values={values})')
+
+
+# ---------------------------------------------------------------------------
+# Code generation: one plain function per numeric quantity, writing into
+# preallocated arrays. The same source runs on scalars (compiled by numba)
+# and on arrays whose last axis is the batch (NumPy).
+# ---------------------------------------------------------------------------
+
+def _generate_function(name, arguments, unpack, outputs):
+    """Return the source of ``def name(arguments)`` that evaluates
+    ``outputs`` (pairs of target string and expression) after common
+    subexpression elimination. ``unpack`` are ``(local, source)`` lines."""
+    printer = NumPyPrinter({'strict': True})
+    targets = [(target, expr) for target, expr in outputs if expr != 0]
+    replacements, reduced = sm.cse([expr for _, expr in targets],
+                                   symbols=sm.numbered_symbols('_x'))
+    lines = [f'def {name}({", ".join(arguments)}):']
+    lines += [f'    {local} = {source}' for local, source in unpack]
+    lines += [f'    {symbol} = {printer.doprint(expr)}'
+              for symbol, expr in replacements]
+    lines += [f'    {target} = {printer.doprint(expr)}'
+              for (target, _), expr in zip(targets, reduced)]
+    lines.append('    return')
+    return '\n'.join(lines) + '\n'
+
+
+def _compile_source(source, name):
+    namespace = {'numpy': np}
+    exec(compile(source, f'<sympy_loads.constraints {name}>', 'exec'),
+         namespace)
+    return namespace[name]
+
+
+# ---------------------------------------------------------------------------
+# The small internal interface both back ends implement:
+#   newton(q, t) -> (q, status, iterations, residual, pivot_ratio)
+#   newton_batch(Q, T) -> (Q, status[m], iterations[m], residual[m], ratio[m])
+#   velocities(q, qd, t) / velocities_batch -> (qd, ratio)
+#   accelerations(q, qd, qdd, t) / accelerations_batch -> (qdd, ratio)
+# ---------------------------------------------------------------------------
+
+def _qr_solve_into(R, y, x, perm, v, rank_ratio):
+    """Least-squares solution of ``R x = y`` (rows >= columns) by Householder
+    QR with column pivoting, overwriting ``R`` and ``y`` and writing ``x``;
+    ``perm`` (int, columns) and ``v`` (rows) are workspace. Directions
+    whose pivot is below ``rank_ratio`` times the first are dropped (basic
+    solution). Returns the ratio of the last to the first pivot (0 when
+    rank deficient). Written for numba; no allocation."""
+    m, k = R.shape
+    for j in range(k):
+        perm[j] = j
+    rank = k
+    first = 0.0
+    last = 0.0
+    for j in range(k):
+        best = j
+        best_norm = -1.0
+        for c in range(j, k):
+            s = 0.0
+            for r in range(j, m):
+                s += R[r, c] * R[r, c]
+            if s > best_norm:
+                best_norm = s
+                best = c
+        if best != j:
+            for r in range(m):
+                tmp = R[r, j]
+                R[r, j] = R[r, best]
+                R[r, best] = tmp
+            tmp_index = perm[j]
+            perm[j] = perm[best]
+            perm[best] = tmp_index
+        alpha = math.sqrt(best_norm)
+        if j == 0:
+            first = alpha
+        if alpha == 0.0 or alpha <= rank_ratio * first:
+            rank = j
+            break
+        last = alpha
+        if R[j, j] > 0.0:
+            alpha = -alpha
+        vnorm2 = 0.0
+        for r in range(j, m):
+            v[r] = R[r, j]
+        v[j] -= alpha
+        for r in range(j, m):
+            vnorm2 += v[r] * v[r]
+        if vnorm2 > 0.0:
+            for c in range(j, k):
+                s = 0.0
+                for r in range(j, m):
+                    s += v[r] * R[r, c]
+                s = 2.0 * s / vnorm2
+                for r in range(j, m):
+                    R[r, c] -= s * v[r]
+            s = 0.0
+            for r in range(j, m):
+                s += v[r] * y[r]
+            s = 2.0 * s / vnorm2
+            for r in range(j, m):
+                y[r] -= s * v[r]
+    for i in range(k):
+        x[i] = 0.0
+    for i in range(rank - 1, -1, -1):
+        s = y[i]
+        for c in range(i + 1, rank):
+            s -= R[i, c] * x[perm[c]]
+        x[perm[i]] = s / R[i, i]
+    if k == 0:
+        return 1.0
+    if rank < k or first == 0.0:
+        return 0.0
+    return last / first
+
+
+def _newton_kernel(resjac, q, t, p, dep, nc, tol, step_tol, maxit, x, info):
+    """Damped Newton-Raphson on the dependent entries ``dep`` of ``q``
+    (compiled by numba; ``resjac`` is the address of a generated C
+    callback writing ``Phi`` and the dependent columns of ``Phi_q``). Writes the solution
+    into ``x`` and the iterations, the largest residual and the pivot ratio
+    of the last Jacobian into ``info``; returns a status code. (Writing
+    into arrays given by the caller avoids boxing new arrays, which costs
+    more than a whole solve.)"""
+    nd = dep.shape[0]
+    for j in range(q.shape[0]):
+        x[j] = q[j]
+    phi = np.zeros(nc)
+    jd = np.zeros(nc * nd)
+    trial = np.zeros(nc)
+    trial_jd = np.zeros(nc * nd)
+    xt = x.copy()
+    rhs = np.empty(nc)
+    R = np.empty((nc, nd))
+    dx = np.empty(nd)
+    perm = np.empty(nd, np.int64)
+    v = np.empty(nc)
+    _call_resjac(resjac, x, t, p, phi, jd)
+    r = 0.0
+    f = 0.0
+    for i in range(nc):
+        r = max(r, abs(phi[i]))
+        f += phi[i] * phi[i]
+    it = 0
+    info[0] = 0.0
+    info[1] = r
+    info[2] = 0.0
+    if not np.isfinite(f):
+        return _NONFINITE
+    while True:
+        for i in range(nc):
+            rhs[i] = -phi[i]
+            for k in range(nd):
+                R[i, k] = jd[i * nd + k]
+        ratio = _qr_solve_into(R, rhs, dx, perm, v, _RANK_RATIO)
+        step = 0.0
+        scale = 1.0
+        for k in range(nd):
+            step = max(step, abs(dx[k]))
+            scale = max(scale, abs(x[dep[k]]))
+        info[0] = it
+        info[1] = r
+        info[2] = ratio
+        if r <= tol and step <= step_tol * scale:
+            for k in range(nd):
+                x[dep[k]] += dx[k]
+            return _CONVERGED
+        if it >= maxit:
+            return _MAX_ITERATIONS
+        alpha = 1.0
+        if step > _MAX_STEP * scale:
+            alpha = _MAX_STEP * scale / step
+        accepted = False
+        ft = 0.0
+        for _ in range(_LINE_SEARCH_HALVINGS):
+            for k in range(nd):
+                xt[dep[k]] = x[dep[k]] + alpha * dx[k]
+            _call_resjac(resjac, xt, t, p, trial, trial_jd)
+            ft = 0.0
+            for i in range(nc):
+                ft += trial[i] * trial[i]
+            if np.isfinite(ft) and ft <= (1.0 - 2.0 * _ARMIJO * alpha) * f:
+                accepted = True
+                break
+            alpha *= 0.5
+        if not accepted:
+            return _STALLED
+        it += 1
+        r = 0.0
+        for k in range(nd):
+            x[dep[k]] = xt[dep[k]]
+        for i in range(nc):
+            phi[i] = trial[i]
+            r = max(r, abs(phi[i]))
+        for i in range(nc * nd):
+            jd[i] = trial_jd[i]
+        f = ft
+
+
+def _newton_batch_kernel(resjac, Q, T, p, dep, nc, tol, step_tol, maxit):
+    m = Q.shape[0]
+    out = np.empty_like(Q)
+    status = np.empty(m, dtype=np.int64)
+    iterations = np.empty(m, dtype=np.int64)
+    residual = np.empty(m)
+    ratio = np.empty(m)
+    info = np.empty(3)
+    for row in range(m):
+        status[row] = _newton_kernel(resjac, Q[row], T[row], p, dep, nc, tol,
+                                     step_tol, maxit, out[row], info)
+        iterations[row] = int(info[0])
+        residual[row] = info[1]
+        ratio[row] = info[2]
+    return out, status, iterations, residual, ratio
+
+
+def _rates_kernel(rates, q, qd, qdd, t, p, dep, ind, nc, second, out):
+    """Dependent velocities (``second`` False) or accelerations (True)
+    from ``Phi_qd x_d = rhs - Phi_qi x_i`` (compiled by numba; ``rates``
+    is the address of a generated C callback writing ``Phi_q``, ``Phi_t`` and the
+    acceleration right-hand side). Writes the full rate vector into
+    ``out`` and returns the pivot ratio."""
+    n = q.shape[0]
+    nd = dep.shape[0]
+    J = np.zeros(nc * n)
+    phit = np.zeros(nc)
+    g = np.zeros(nc)
+    rhs = np.empty(nc)
+    A = np.empty((nc, nd))
+    dx = np.empty(nd)
+    perm = np.empty(nd, np.int64)
+    v = np.empty(nc)
+    _call_rates(rates, q, qd, t, p, J, phit, g)
+    if second:
+        for j in range(n):
+            out[j] = qdd[j]
+        for i in range(nc):
+            rhs[i] = g[i]
+    else:
+        for j in range(n):
+            out[j] = qd[j]
+        for i in range(nc):
+            rhs[i] = -phit[i]
+    for i in range(nc):
+        for k in range(ind.shape[0]):
+            rhs[i] -= J[i * n + ind[k]] * out[ind[k]]
+        for k in range(nd):
+            A[i, k] = J[i * n + dep[k]]
+    ratio = _qr_solve_into(A, rhs, dx, perm, v, _RANK_RATIO)
+    for k in range(nd):
+        out[dep[k]] = dx[k]
+    return ratio
+
+
+def _rates_batch_kernel(rates, Q, QD, QDD, T, p, dep, ind, nc, second):
+    m = Q.shape[0]
+    out = np.empty_like(Q)
+    ratio = np.empty(m)
+    for row in range(m):
+        ratio[row] = _rates_kernel(rates, Q[row], QD[row], QDD[row], T[row],
+                                   p, dep, ind, nc, second, out[row])
+    return out, ratio
+
+
+_NUMBA = {}
+
+
+def _numba_generic():
+    """Compile-on-call numba dispatchers of the generic kernels, created once
+    per process; their machine code is cached on disk, so a new solver only
+    compiles its own small generated callbacks. The kernels call a callback
+    through its address (an int), via two intrinsics, so one compiled kernel
+    serves every solver."""
+    global _qr_solve_into, _newton_kernel, _newton_batch_kernel
+    global _rates_kernel, _rates_batch_kernel, _call_resjac, _call_rates
+    if _NUMBA:
+        return _NUMBA
+    from llvmlite import ir
+    from numba.core import cgutils
+    from numba.extending import intrinsic
+    types = _numba.types
+
+    def emit_call(context, builder, signature, args):
+        """Call ``void f(double*..., double t, double*...)`` at the address
+        in ``args[0]`` with the data pointers of the float64 arrays."""
+        values = []
+        for ty, value in zip(signature.args[1:], args[1:]):
+            if isinstance(ty, types.Array):
+                values.append(cgutils.create_struct_proxy(ty)(
+                    context, builder, value=value).data)
+            else:
+                values.append(value)
+        fnty = ir.FunctionType(ir.VoidType(), [v.type for v in values])
+        function = builder.inttoptr(args[0], fnty.as_pointer())
+        builder.call(function, values)
+        return context.get_dummy_value()
+
+    @intrinsic
+    def call_resjac(typingctx, address, q, t, p, phi, jd):
+        def codegen(context, builder, signature, args):
+            return emit_call(context, builder, signature, args)
+        return types.void(address, q, t, p, phi, jd), codegen
+
+    @intrinsic
+    def call_rates(typingctx, address, q, u, t, p, jac, phit, g):
+        def codegen(context, builder, signature, args):
+            return emit_call(context, builder, signature, args)
+        return types.void(address, q, u, t, p, jac, phit, g), codegen
+
+    _call_resjac = call_resjac
+    _call_rates = call_rates
+    njit = _numba.njit
+    _qr_solve_into = njit(cache=True)(_qr_solve_into)
+    _newton_kernel = njit(cache=True)(_newton_kernel)
+    _newton_batch_kernel = njit(cache=True)(_newton_batch_kernel)
+    _rates_kernel = njit(cache=True)(_rates_kernel)
+    _rates_batch_kernel = njit(cache=True)(_rates_batch_kernel)
+    pointer = types.CPointer(types.float64)
+    _NUMBA.update(
+        newton=_newton_kernel, newton_batch=_newton_batch_kernel,
+        rates=_rates_kernel, rates_batch=_rates_batch_kernel,
+        sig_resjac=types.void(pointer, types.float64, pointer, pointer,
+                              pointer),
+        sig_rates=types.void(pointer, pointer, types.float64, pointer,
+                             pointer, pointer, pointer))
+    return _NUMBA
+
+
+class _NumbaKernels:
+    """Compiled back end: the generated evaluation functions become C
+    callbacks (``numba.cfunc``, compiled on first use, once per solver);
+    the generic Newton and rate kernels receive their addresses. Single
+    solves write into arrays allocated here (boxing a new array costs more
+    than a whole solve)."""
+
+    name = 'numba'
+
+    def __init__(self, sources, n, nc, dependent, independent, p, options):
+        self._sources = sources
+        self._p = p
+        self._nc = nc
+        self._dep = np.asarray(dependent, dtype=np.int64)
+        self._ind = np.asarray(independent, dtype=np.int64)
+        self._tol, self._step_tol, self._maxit = options
+        self._addresses = {}
+        self._callbacks = {}
+        _numba_generic()
+
+    def _address(self, key):
+        if key not in self._addresses:
+            generic = _numba_generic()
+            function = _compile_source(self._sources[key], key)
+            callback = _numba.cfunc(generic['sig_' + key])(function)
+            self._callbacks[key] = callback     # keeps the code alive
+            self._addresses[key] = callback.address
+        return self._addresses[key]
+
+    def newton(self, q, t):
+        x = np.empty(q.shape[0])
+        info = np.empty(3)
+        status = _NUMBA['newton'](
+            self._addresses.get('resjac') or self._address('resjac'), q, t,
+            self._p, self._dep, self._nc, self._tol, self._step_tol,
+            self._maxit, x, info)
+        return x, status, info[0], info[1], info[2]
+
+    def newton_batch(self, Q, T):
+        return _NUMBA['newton_batch'](
+            self._address('resjac'), Q, T, self._p, self._dep, self._nc,
+            self._tol, self._step_tol, self._maxit)
+
+    def rates(self, q, qd, qdd, t, second):
+        out = np.empty(q.shape[0])
+        ratio = _NUMBA['rates'](
+            self._addresses.get('rates') or self._address('rates'), q, qd,
+            qdd, t, self._p, self._dep, self._ind, self._nc, second, out)
+        return out, ratio
+
+    def rates_batch(self, Q, QD, QDD, T, second):
+        return _NUMBA['rates_batch'](
+            self._address('rates'), Q, QD, QDD, T, self._p, self._dep,
+            self._ind, self._nc, second)
+
+
+def _lstsq_batch(A, b):
+    """Least-squares solutions of a stack ``A (m, nc, nd) x = b (m, nc)``
+    via SVD, dropping relative singular values below ``_RANK_RATIO``;
+    also returns the smallest/largest singular value ratio per row."""
+    U, s, Vt = np.linalg.svd(A, full_matrices=False)
+    nd = A.shape[2]
+    if nd == 0:
+        return np.zeros(A.shape[:1] + (0,)), np.ones(A.shape[0])
+    smax = s[:, :1]
+    keep = s > _RANK_RATIO * smax
+    inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
+    coeff = np.einsum('mij,mi->mj', U, b) * inv
+    x = np.einsum('mji,mj->mi', Vt, coeff)
+    with np.errstate(invalid='ignore', divide='ignore'):
+        ratio = np.where(smax[:, 0] > 0, s[:, -1] / smax[:, 0], 0.0)
+    return x, ratio
+
+
+class _NumPyKernels:
+    """Vectorized NumPy back end: the batch is the last axis of every array
+    inside the generated functions; rows iterate together."""
+
+    name = 'numpy'
+
+    def __init__(self, sources, n, nc, dependent, independent, p, options):
+        self._f = {key: _compile_source(src, key)
+                   for key, src in sources.items()}
+        self._options = options
+        self._n, self._nc = n, nc
+        self._dep = np.asarray(dependent, dtype=np.int64)
+        self._ind = np.asarray(independent, dtype=np.int64)
+        self._p = p
+
+    def _resjac(self, X, T):
+        m, nc, nd = X.shape[0], self._nc, len(self._dep)
+        phi = np.zeros((nc, m))
+        jd = np.zeros((nc * nd, m))
+        self._f['resjac'](X.T, T, self._p, phi, jd)
+        return phi.T, jd.T.reshape(m, nc, nd)
+
+    def _res(self, X, T):
+        phi = np.zeros((self._nc, X.shape[0]))
+        self._f['res'](X.T, T, self._p, phi)
+        return phi.T
+
+    def jacobian(self, X, T):
+        m = X.shape[0]
+        J = np.zeros((self._nc * self._n, m))
+        phit = np.zeros((self._nc, m))
+        self._f['jact'](X.T, T, self._p, J, phit)
+        return J.T.reshape(m, self._nc, self._n), phit.T
+
+    def newton_batch(self, Q, T):
+        tol, step_tol, maxit = self._options
+        dep = self._dep
+        X = Q.copy()
+        m = X.shape[0]
+        status = np.full(m, _MAX_ITERATIONS, dtype=np.int64)
+        iterations = np.zeros(m, dtype=np.int64)
+        ratio = np.zeros(m)
+        with np.errstate(all='ignore'):
+            phi, jd = self._resjac(X, T)
+            f = np.sum(phi * phi, axis=1)
+            r = np.max(np.abs(phi), axis=1, initial=0.0)
+            active = np.isfinite(f)
+            status[~active] = _NONFINITE
+            for it in range(maxit + 1):
+                if not active.any():
+                    break
+                dx, rt = _lstsq_batch(jd, -phi)
+                ratio = np.where(active, rt, ratio)
+                step = np.max(np.abs(dx), axis=1, initial=0.0)
+                scale = np.max(np.abs(X[:, dep]), axis=1, initial=1.0)
+                done = active & (r <= tol) & (step <= step_tol * scale)
+                X[np.ix_(done, dep)] += dx[done]
+                status[done] = _CONVERGED
+                active &= ~done
+                if it == maxit or not active.any():
+                    break
+                alpha = np.where(active, np.minimum(
+                    1.0, _MAX_STEP * scale / np.maximum(step, 1e-300)), 0.0)
+                searching = active.copy()
+                Xt = X.copy()
+                for _ in range(_LINE_SEARCH_HALVINGS):
+                    Xt[:, dep] = X[:, dep] + alpha[:, None] * dx
+                    ft = np.sum(self._res(Xt, T) ** 2, axis=1)
+                    ok = np.isfinite(ft) & (ft <= (1 - 2 * _ARMIJO * alpha)
+                                            * f)
+                    searching &= ~ok
+                    if not searching.any():
+                        break
+                    alpha = np.where(searching, 0.5 * alpha, alpha)
+                stalled = searching
+                status[stalled] = _STALLED
+                active &= ~stalled
+                X[active] = Xt[active]
+                iterations[active] += 1
+                phi_new, jd_new = self._resjac(X, T)
+                phi = np.where(active[:, None], phi_new, phi)
+                jd = np.where(active[:, None, None], jd_new, jd)
+                f = np.sum(phi * phi, axis=1)
+                r = np.max(np.abs(phi), axis=1, initial=0.0)
+        residual = r
+        return X, status, iterations, residual, ratio
+
+    def newton(self, q, t):
+        X, status, it, r, ratio = self.newton_batch(q[None, :], np.array([t]))
+        return X[0], status[0], it[0], r[0], ratio[0]
+
+    def rates_batch(self, Q, QD, QDD, T, second):
+        J, phit = self.jacobian(Q, T)
+        dep, ind = self._dep, self._ind
+        if second:
+            g = np.zeros((self._nc, Q.shape[0]))
+            self._f['gamma'](Q.T, QD.T, T, self._p, g)
+            rhs = g.T
+            known = QDD
+        else:
+            rhs = -phit
+            known = QD
+        rhs = rhs - np.einsum('mij,mj->mi', J[:, :, ind], known[:, ind])
+        x, ratio = _lstsq_batch(J[:, :, dep], rhs)
+        out = known.copy()
+        out[:, dep] = x
+        return out, ratio
+
+    def rates(self, q, qd, qdd, t, second):
+        out, ratio = self.rates_batch(q[None, :], qd[None, :], qdd[None, :],
+                                      np.array([t]), second)
+        return out[0], ratio[0]
+
+
+_Sources = namedtuple('_Sources', 'resjac res jact gamma')
+
+
+class HolonomicConstraintSolver:
+    r"""Solve holonomic constraints ``Phi(q, t) = 0`` for the dependent
+    coordinates, their velocities and accelerations.
+
+    Explanation
+    ===========
+
+    The constraint set is the kinematic constraints plus any driving
+    constraints that are explicit functions of time [Autodesk]_::
+
+        Phi(q, t) = 0                                     (positions)
+        Phi_q q' = -Phi_t                                 (velocities)
+        Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt (accelerations)
+
+    where ``Phi_q`` is the Jacobian ``dPhi_i/dq_j``. The coordinates are
+    split into independent ones, whose values are given, and dependent ones,
+    which are solved for; only the columns of ``Phi_q`` that belong to the
+    dependent coordinates enter the solves. Positions are found by
+    Newton-Raphson, ``Phi_qd dq = -Phi``, with a backtracking (Armijo) line
+    search on ``|Phi|^2`` so that poor starting guesses still converge. A
+    solve has converged when the largest residual is at most ``tolerance``
+    and the Newton correction at the final point is at most
+    ``step_tolerance``. With more constraints than dependent coordinates
+    (a redundant set) each step is a least-squares (Gauss-Newton) step; a
+    consistent redundant set still solves, and :meth:`analyze` names the
+    redundant rows.
+
+    ``Phi``, ``Phi_q``, ``Phi_t`` and the acceleration right-hand side are
+    derived once, here, and generated as numeric code with common
+    subexpressions eliminated. When numba is installed (extra ``fast``),
+    that code and the Newton iteration are compiled on first use; otherwise
+    a vectorized NumPy implementation runs. Batches of configurations of
+    shape ``(m, n)`` are solved together in either back end.
+
+    Examples
+    ========
+
+    A slider-crank: crank angle ``theta`` (independent), rod angle ``phi``
+    and slider position ``x`` (dependent), crank ``r`` and rod ``l``::
+
+        y
+        |    *
+        |  r/  \ l
+        | /th    \
+        O-----------[x]----> x
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> from sympy_loads import HolonomicConstraintSolver
+    >>> theta, phi, x, r, l = sm.symbols('theta phi x r l')
+    >>> loop = [r*sm.cos(theta) + l*sm.cos(phi) - x,
+    ...         r*sm.sin(theta) - l*sm.sin(phi)]
+    >>> solver = HolonomicConstraintSolver(loop, [theta, phi, x], [phi, x],
+    ...                                    constants={r: 1.0, l: 3.0})
+    >>> q = solver.solve_positions([np.pi/2, 0.0, 3.0])
+    >>> np.round(q, 6)
+    array([1.570796, 0.339837, 2.828427])
+    >>> float(np.sqrt(3.0**2 - 1.0**2))  # closed form x = sqrt(l^2 - r^2)
+    2.8284271247461903
+    >>> qd = solver.solve_velocities(q, [2.0, 0.0, 0.0])  # theta' = 2
+    >>> np.round(qd, 6)
+    array([ 2.,  0., -2.])
+
+    Parameters
+    ==========
+
+    constraints : sequence of Expr or Matrix
+        The constraint expressions ``Phi(q, t)``, each meaning ``= 0``.
+    coordinates : sequence
+        All generalized coordinates (symbols or dynamic symbols); numeric
+        ``q`` vectors follow this order.
+    dependent : sequence
+        The coordinates to solve for (a subset of ``coordinates``); there
+        must be at least as many constraints as dependent coordinates.
+    constants : dict, optional
+        Numeric values of every other symbol in ``constraints``. A missing
+        value is an error (there are no defaults).
+    time : Symbol, optional
+        The time symbol of driving constraints; default
+        ``dynamicsymbols._t``.
+    tolerance : float, optional
+        Largest absolute constraint residual accepted (default 1e-12).
+    max_iterations : int, optional
+        Newton iteration limit (default 50).
+    step_tolerance : float, optional
+        Largest Newton correction accepted at the solution, in the units
+        of the coordinates (default 1e-10).
+    backend : {None, 'numba', 'numpy'}, optional
+        Force a back end; ``None`` uses numba when it can be imported.
+
+    Raises
+    ======
+
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If a dependent coordinate is not among ``coordinates``, there are
+        fewer constraints than dependent coordinates, a constraint contains
+        a derivative of a coordinate or a symbol without a value in
+        ``constants``, or an option is out of range.
+
+    See Also
+    ========
+
+    from_kanes_method, from_system
+
+    References
+    ==========
+
+    .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
+       Section 4, Module 4 (2011), pages 2-14 (seed 002).
+    """
+
+    def __init__(self, constraints, coordinates, dependent, *,
+                 constants=None, time=None, tolerance=1e-12,
+                 max_iterations=50, step_tolerance=1e-10, backend=None):
+        self._set_symbolic(constraints, coordinates, dependent, constants,
+                           time)
+        self._tolerance = self._positive_float('tolerance', tolerance)
+        self._step_tolerance = self._positive_float('step_tolerance',
+                                                    step_tolerance)
+        if (isinstance(max_iterations, bool)
+                or not isinstance(max_iterations, (int, np.integer))):
+            raise TypeError(f'max_iterations must be an int, not '
+                            f'{type(max_iterations).__name__} '
+                            f'{max_iterations!r}.')
+        if max_iterations < 1:
+            raise ValueError(f'max_iterations must be at least 1, got '
+                             f'{max_iterations}.')
+        self._max_iterations = int(max_iterations)
+        if backend not in (None, 'numba', 'numpy'):
+            raise ValueError(f"backend must be None, 'numba' or 'numpy', "
+                             f'not {backend!r}.')
+        if backend == 'numba' and _numba is None:
+            raise ValueError("backend='numba' needs numba, which could not "
+                             "be imported (install the 'fast' extra).")
+        self._backend_request = backend
+        self._generate()
+
+    # -- construction ------------------------------------------------------
+
+    @staticmethod
+    def _positive_float(name, value):
+        if isinstance(value, bool) or not isinstance(
+                value, (int, float, np.integer, np.floating)):
+            raise TypeError(f'{name} must be a positive float, not '
+                            f'{type(value).__name__} {value!r}.')
+        if not (math.isfinite(value) and value > 0):
+            raise ValueError(f'{name} must be a positive finite number, '
+                             f'got {value!r}.')
+        return float(value)
+
+    def _set_symbolic(self, constraints, coordinates, dependent, constants,
+                      time):
+        if isinstance(constraints, sm.MatrixBase):
+            constraints = list(constraints)
+        elif isinstance(constraints, sm.Basic):
+            constraints = [constraints]
+        constraints = _check_type('constraints', constraints, (list, tuple),
+                                  'sequence of expressions or a Matrix')
+        exprs = []
+        for expr in constraints:
+            try:
+                expr = sm.sympify(expr, strict=True)
+            except sm.SympifyError:
+                raise TypeError(f'constraints: {expr!r} is not a SymPy '
+                                f'expression.') from None
+            if isinstance(expr, sm.Equality):
+                expr = expr.lhs - expr.rhs
+            if not isinstance(expr, sm.Expr):
+                raise TypeError(f'constraints: {expr!r} is not a scalar '
+                                f'expression.')
+            exprs.append(expr)
+        if isinstance(coordinates, sm.MatrixBase):
+            coordinates = list(coordinates)
+        if isinstance(dependent, sm.MatrixBase):
+            dependent = list(dependent)
+        _check_type('coordinates', coordinates, (list, tuple), 'sequence')
+        _check_type('dependent', dependent, (list, tuple), 'sequence')
+        coordinates = tuple(coordinates)
+        dependent = tuple(dependent)
+        for q in coordinates:
+            if not (isinstance(q, sm.Symbol)
+                    or (isinstance(q, sm.Function) and q.args
+                        and all(isinstance(a, sm.Symbol) for a in q.args))):
+                raise TypeError(f'coordinates: {q!r} is not a Symbol or a '
+                                f'dynamic symbol.')
+        if len(set(coordinates)) != len(coordinates):
+            raise ValueError(f'coordinates contains duplicates: '
+                             f'{coordinates}.')
+        if len(set(dependent)) != len(dependent):
+            raise ValueError(f'dependent contains duplicates: {dependent}.')
+        missing = [q for q in dependent if q not in coordinates]
+        if missing:
+            raise ValueError(f'dependent coordinates {missing} are not in '
+                             f'coordinates {list(coordinates)}.')
+        if len(exprs) < len(dependent):
+            raise ValueError(
+                f'{len(exprs)} constraints cannot determine '
+                f'{len(dependent)} dependent coordinates; give at least as '
+                f'many constraints as dependent coordinates.')
+        if time is None:
+            time = dynamicsymbols._t
+        _check_type('time', time, sm.Symbol)
+        if constants is None:
+            constants = {}
+        _check_type('constants', constants, dict)
+        values = {}
+        for key, value in constants.items():
+            if not isinstance(key, sm.Basic):
+                raise TypeError(f'constants: key {key!r} is not a SymPy '
+                                f'symbol.')
+            try:
+                number = float(value)
+            except (TypeError, ValueError):
+                raise TypeError(f'constants: the value of {key} must be a '
+                                f'real number, not {value!r}.') from None
+            if not math.isfinite(number):
+                raise ValueError(f'constants: the value of {key} must be '
+                                 f'finite, got {value!r}.')
+            values[key] = number
+
+        n = len(coordinates)
+        q_syms = [sm.Symbol(f'_q{i}') for i in range(n)]
+        u_syms = [sm.Symbol(f'_u{i}') for i in range(n)]
+        t_sym = sm.Symbol('_t')
+        used = sorted((key for key in values
+                       if any(e.has(key) for e in exprs)), key=str)
+        p_syms = [sm.Symbol(f'_p{i}') for i in range(len(used))]
+        mapping = dict(zip(coordinates, q_syms))
+        mapping.update(zip(used, p_syms))
+        mapping[time] = t_sym
+        phi = sm.Matrix([e.xreplace(mapping) for e in exprs])
+        allowed = set(q_syms) | set(p_syms) | {t_sym}
+        derivatives = phi.atoms(sm.Derivative)
+        if derivatives:
+            raise ValueError(f'constraints contain derivatives '
+                             f'{sorted(map(str, derivatives))}: holonomic '
+                             f'constraints depend on coordinates and time '
+                             f'only.')
+        unknown = (phi.free_symbols - allowed) | phi.atoms(
+            sm.core.function.AppliedUndef)
+        if unknown:
+            raise ValueError(
+                f'constraints contain {sorted(map(str, unknown))}, which are '
+                f'neither coordinates, nor time, nor keys of constants; give '
+                f'their numeric values in constants.')
+
+        self._constraints = tuple(exprs)
+        self._coordinates = coordinates
+        self._dependent = dependent
+        self._dep_index = tuple(coordinates.index(q) for q in dependent)
+        self._ind_index = tuple(i for i in range(n)
+                                if i not in self._dep_index)
+        self._constants = {key: values[key] for key in constants}
+        self._time = time
+        self._p = np.array([values[key] for key in used], dtype=float)
+        self._symbols = (q_syms, u_syms, t_sym, p_syms, phi)
+
+    def _generate(self):
+        q_syms, u_syms, t_sym, p_syms, phi = self._symbols
+        n, nc = len(q_syms), len(phi)
+        dep = self._dep_index
+        qv = sm.Matrix(q_syms)
+        uv = sm.Matrix(u_syms)
+        jac = phi.jacobian(qv)
+        phi_t = phi.diff(t_sym)
+        # Seed 002: Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt.
+        gamma = (-(jac * uv).jacobian(qv) * uv - 2 * jac.diff(t_sym) * uv
+                 - phi_t.diff(t_sym))
+        self._symbolic = {'Phi': phi, 'Phi_q': jac, 'Phi_t': phi_t,
+                          'gamma': gamma}
+        unpack_q = [(str(s), f'q[{i}]') for i, s in enumerate(q_syms)]
+        unpack_u = [(str(s), f'u[{i}]') for i, s in enumerate(u_syms)]
+        unpack_p = [(str(s), f'p[{i}]') for i, s in enumerate(p_syms)]
+        unpack_t = [(str(t_sym), 't')]
+        base = unpack_q + unpack_t + unpack_p
+        sources = {
+            'resjac': _generate_function(
+                'resjac', ['q', 't', 'p', 'phi', 'jd'], base,
+                [(f'phi[{i}]', phi[i]) for i in range(nc)]
+                + [(f'jd[{i * len(dep) + k}]', jac[i, j]) for i in range(nc)
+                   for k, j in enumerate(dep)]),
+            'res': _generate_function(
+                'res', ['q', 't', 'p', 'phi'], base,
+                [(f'phi[{i}]', phi[i]) for i in range(nc)]),
+            'jact': _generate_function(
+                'jact', ['q', 't', 'p', 'jac', 'phit'], base,
+                [(f'jac[{i * n + j}]', jac[i, j]) for i in range(nc)
+                 for j in range(n)]
+                + [(f'phit[{i}]', phi_t[i]) for i in range(nc)]),
+            'rates': _generate_function(
+                'rates', ['q', 'u', 't', 'p', 'jac', 'phit', 'g'],
+                base + unpack_u,
+                [(f'jac[{i * n + j}]', jac[i, j]) for i in range(nc)
+                 for j in range(n)]
+                + [(f'phit[{i}]', phi_t[i]) for i in range(nc)]
+                + [(f'g[{i}]', gamma[i]) for i in range(nc)]),
+            'gamma': _generate_function(
+                'gamma', ['q', 'u', 't', 'p', 'g'], base + unpack_u,
+                [(f'g[{i}]', gamma[i]) for i in range(nc)]),
+        }
+        self._sources = sources
+        args = (sources, n, nc, dep, self._ind_index, self._p,
+                (self._tolerance, self._step_tolerance, self._max_iterations))
+        self._numpy = _NumPyKernels(*args)
+        use_numba = (self._backend_request == 'numba'
+                     or (self._backend_request is None
+                         and _numba is not None))
+        self._kernels = _NumbaKernels(*args) if use_numba else self._numpy
+
+    @classmethod
+    def from_kanes_method(cls, kane, constants, **options):
+        r"""Build the solver from a ``KanesMethod``'s configuration
+        constraints.
+
+        Explanation
+        ===========
+
+        The coordinates are ``kane.q`` (independent ones first, then the
+        dependent ones given to ``KanesMethod(q_dependent=...)``) and the
+        constraints are its ``configuration_constraints``.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> q1, q2, u1, u2 = me.dynamicsymbols('q1 q2 u1 u2')
+        >>> L = sm.symbols('L')
+        >>> N = me.ReferenceFrame('N')
+        >>> kane = me.KanesMethod(N, [q1], [u1], kd_eqs=[u1 - q1.diff(),
+        ...     u2 - q2.diff()], q_dependent=[q2], u_dependent=[u2],
+        ...     configuration_constraints=[q1**2 + q2**2 - L**2],
+        ...     velocity_constraints=[q1*u1 + q2*u2])
+        >>> solver = HolonomicConstraintSolver.from_kanes_method(
+        ...     kane, {L: 5.0})
+        >>> solver.solve_positions([3.0, 1.0])
+        array([3., 4.])
+
+        Parameters
+        ==========
+
+        kane : KanesMethod
+            A model with holonomic (configuration) constraints.
+        constants : dict
+            Numeric values of the constants in the constraints.
+        **options
+            Passed on to the constructor (``tolerance``, ...).
+
+        Raises
+        ======
+
+        TypeError
+            If ``kane`` is not a ``KanesMethod``.
+        ValueError
+            If it has no configuration constraints.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 2 (seed 002).
+        """
+        from sympy.physics.mechanics import KanesMethod
+        _check_type('kane', kane, KanesMethod)
+        q_ind, q_dep, exprs = _kanes_holonomic_parts(kane)
+        if not exprs:
+            raise ValueError('kane has no configuration constraints to '
+                             'solve.')
+        return cls(exprs, list(q_ind) + list(q_dep), list(q_dep),
+                   constants=constants, **options)
+
+    @classmethod
+    def from_system(cls, system, constants, **options):
+        r"""Build the solver from a ``System``'s holonomic constraints.
+
+        Explanation
+        ===========
+
+        The coordinates are ``system.q`` and the dependent ones
+        ``system.q_dep``; the constraints are
+        ``system.holonomic_constraints``.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> q1, q2 = me.dynamicsymbols('q1 q2')
+        >>> L = sm.symbols('L')
+        >>> system = me.System()
+        >>> system.add_coordinates(q1)
+        >>> system.add_coordinates(q2, independent=False)
+        >>> system.add_holonomic_constraints(q1**2 + q2**2 - L**2)
+        >>> solver = HolonomicConstraintSolver.from_system(system, {L: 5.0})
+        >>> solver.solve_positions([4.0, 2.0])
+        array([4., 3.])
+
+        Parameters
+        ==========
+
+        system : System
+        constants : dict
+            Numeric values of the constants in the constraints.
+        **options
+            Passed on to the constructor.
+
+        Raises
+        ======
+
+        TypeError
+            If ``system`` is not a ``System``.
+        ValueError
+            If it has no holonomic constraints.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 2 (seed 002).
+        """
+        from sympy.physics.mechanics import System
+        _check_type('system', system, System)
+        exprs = list(system.holonomic_constraints)
+        if not exprs:
+            raise ValueError('system has no holonomic constraints to '
+                             'solve.')
+        return cls(exprs, list(system.q_ind) + list(system.q_dep),
+                   list(system.q_dep), constants=constants, **options)
+
+    # -- read-only attributes ----------------------------------------------
+
+    @property
+    def constraints(self):
+        """The constraint expressions (tuple)."""
+        return self._constraints
+
+    @property
+    def coordinates(self):
+        """All coordinates, in the order of numeric ``q`` vectors."""
+        return self._coordinates
+
+    @property
+    def dependent(self):
+        """The dependent coordinates (solved for)."""
+        return self._dependent
+
+    @property
+    def independent(self):
+        """The independent coordinates (kept as given)."""
+        return tuple(self._coordinates[i] for i in self._ind_index)
+
+    @property
+    def constants(self):
+        """Numeric values of the constants (a copy)."""
+        return dict(self._constants)
+
+    @property
+    def time(self):
+        """The time symbol."""
+        return self._time
+
+    @property
+    def tolerance(self):
+        """Residual tolerance."""
+        return self._tolerance
+
+    @property
+    def step_tolerance(self):
+        """Tolerance on the final Newton correction."""
+        return self._step_tolerance
+
+    @property
+    def max_iterations(self):
+        """Newton iteration limit."""
+        return self._max_iterations
+
+    @property
+    def backend(self):
+        """``'numba'`` or ``'numpy'``: the back end in use."""
+        return self._kernels.name
+
+    @property
+    def symbolic(self):
+        """The derived symbolic quantities, in internal symbols ``_q<i>``,
+        ``_u<i>`` (velocities), ``_t`` and ``_p<i>``: a dict with keys
+        ``'Phi'``, ``'Phi_q'``, ``'Phi_t'`` and ``'gamma'`` (the
+        acceleration right-hand side)."""
+        return dict(self._symbolic)
+
+    def __repr__(self):
+        parts = [f'{list(self._constraints)}', f'{list(self._coordinates)}',
+                 f'{list(self._dependent)}']
+        if self._constants:
+            parts.append(f'constants={self._constants}')
+        if self._time != dynamicsymbols._t:
+            parts.append(f'time={self._time}')
+        for name, default in (('tolerance', 1e-12), ('max_iterations', 50),
+                              ('step_tolerance', 1e-10)):
+            value = getattr(self, name)
+            if value != default:
+                parts.append(f'{name}={value!r}')
+        if self._backend_request is not None:
+            parts.append(f'backend={self._backend_request!r}')
+        return f'HolonomicConstraintSolver({", ".join(parts)})'
+
+    # -- input checks --------------------------------------------------------
+
+    def _as_states(self, name, value, batch=None):
+        """Return ``value`` as a float array of shape (n,) or (m, n)."""
+        if (type(value) is np.ndarray and value.dtype == np.float64
+                and value.flags.c_contiguous):
+            array = value  # fast path for calls inside an ODE right side
+        else:
+            try:
+                array = np.ascontiguousarray(value, dtype=float)
+            except (TypeError, ValueError):
+                raise TypeError(
+                    f'{name} must be an array of real numbers, not '
+                    f'{type(value).__name__} {value!r}.') from None
+        n = len(self._coordinates)
+        if array.ndim not in (1, 2) or array.shape[-1] != n or (
+                batch is not None and array.shape != batch):
+            expected = (f'{batch}' if batch is not None else
+                        f'({n},) or (m, {n})')
+            raise ConstraintSolverError(
+                f'{name} must have shape {expected} (one column per '
+                f'coordinate {list(self._coordinates)}), got shape '
+                f'{array.shape}.', coordinates=self._coordinates)
+        if not np.isfinite(array).all():
+            rows = np.nonzero(~np.isfinite(array).reshape(-1, n).all(
+                axis=1))[0]
+            raise ConstraintSolverError(
+                f'{name} contains NaN or inf values.',
+                coordinates=self._coordinates, rows=rows)
+        return array
+
+    def _as_times(self, t, m):
+        if m is None:
+            if isinstance(t, (float, int, np.floating, np.integer)) and \
+                    not isinstance(t, bool):
+                t = float(t)
+            else:
+                t = np.asarray(t, dtype=float)
+                if t.ndim != 0:
+                    raise ConstraintSolverError(
+                        f't must be a scalar for a single configuration, got '
+                        f'shape {t.shape}.')
+                t = float(t)
+            if not math.isfinite(t):
+                raise ConstraintSolverError(f't must be finite, got {t}.')
+            return t
+        try:
+            times = np.asarray(t, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f't must be a real number or an array, not '
+                            f'{t!r}.') from None
+        if times.ndim == 0:
+            times = np.full(m, float(times))
+        if times.shape != (m,):
+            raise ConstraintSolverError(
+                f't must be a scalar or have shape ({m},) for a batch of {m} '
+                f'configurations, got shape {times.shape}.')
+        if not np.isfinite(times).all():
+            raise ConstraintSolverError('t contains NaN or inf values.')
+        return np.ascontiguousarray(times)
+
+    # -- solves ------------------------------------------------------------
+
+    def solve_positions(self, q, t=0.0):
+        r"""Solve ``Phi(q, t) = 0`` for the dependent coordinates.
+
+        Explanation
+        ===========
+
+        Newton-Raphson iteration ``q_d <- q_d + alpha dq_d`` with
+        ``Phi_qd dq_d = -Phi`` (least squares for a redundant set) and a
+        backtracking line search choosing ``alpha`` [Autodesk]_. The
+        independent entries of ``q`` are kept; its dependent entries are the
+        starting guess. A batch of shape ``(m, n)`` is solved row by row in
+        compiled code (or all rows at once in NumPy), each row from its own
+        guess.
+
+        Examples
+        ========
+
+        Moore's four-bar (``la = 1, lb = 4, lc = 3, ln = 5``) at
+        ``q1 = 30 deg`` from guesses ``-75 deg`` and ``100 deg``:
+
+        >>> import numpy as np
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> q1, q2, q3 = sm.symbols('q1:4')
+        >>> la, lb, lc, ln = 1, 4, 3, 5
+        >>> loop = [la*sm.cos(q1) + lb*sm.cos(q1 + q2)
+        ...         + lc*sm.cos(q1 + q2 + q3) - ln,
+        ...         la*sm.sin(q1) + lb*sm.sin(q1 + q2)
+        ...         + lc*sm.sin(q1 + q2 + q3)]
+        >>> solver = HolonomicConstraintSolver(loop, [q1, q2, q3], [q2, q3])
+        >>> q = solver.solve_positions(np.deg2rad([30, -75, 100]))
+        >>> print(np.rad2deg(q[1:]).round(9).tolist())
+        [-79.956117898, 108.613175852]
+
+        Parameters
+        ==========
+
+        q : array_like, shape (n,) or (m, n)
+            Coordinates in the order of ``coordinates``.
+        t : float or array_like of shape (m,), optional
+            Time (for driving constraints).
+
+        Returns
+        =======
+
+        numpy.ndarray of the shape of ``q``
+
+        Raises
+        ======
+
+        ConstraintSolverError
+            If the iteration does not converge (the error gives the residual
+            reached, the iterations and the constraints involved), if the
+            Jacobian with respect to the dependent coordinates is singular
+            at the solution (a toggle or locked configuration; the error
+            names the coordinates and constraints that lose rank), or if
+            ``q`` or ``t`` is not finite or has the wrong shape.
+        TypeError
+            If ``q`` is not numeric.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 3 (Newton-Raphson) (seed 002).
+        """
+        q = self._as_states('q', q)
+        if q.ndim == 1:
+            t = self._as_times(t, None)
+            x, status, it, r, ratio = self._kernels.newton(q, t)
+            if status != _CONVERGED or ratio < _SINGULAR_RATIO:
+                self._raise_position_failure(x, t, status, it, r, ratio)
+            return x
+        t = self._as_times(t, q.shape[0])
+        X, status, it, r, ratio = self._kernels.newton_batch(q, t)
+        bad = np.nonzero((status != _CONVERGED) | (ratio < _SINGULAR_RATIO))[0]
+        if len(bad):
+            row = bad[0]
+            self._raise_position_failure(X[row], t[row], status[row],
+                                         it[row], r[row], ratio[row],
+                                         rows=bad)
+        return X
+
+    def solve_velocities(self, q, qdot, t=0.0):
+        r"""Solve ``Phi_q q' = -Phi_t`` for the dependent velocities.
+
+        Explanation
+        ===========
+
+        ``q`` must satisfy the constraints (see :meth:`solve_positions`).
+        The independent entries of ``qdot`` are kept; its dependent entries
+        are replaced by the solution of
+        ``Phi_qd qdot_d = -Phi_t - Phi_qi qdot_i`` [Autodesk]_.
+
+        Examples
+        ========
+
+        >>> import numpy as np
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> x, y = sm.symbols('x y')
+        >>> circle = HolonomicConstraintSolver([x**2 + y**2 - 25], [x, y],
+        ...                                    [y])
+        >>> circle.solve_velocities([3.0, 4.0], [1.0, 0.0])  # y' = -x x'/y
+        array([ 1.  , -0.75])
+
+        Parameters
+        ==========
+
+        q : array_like, shape (n,) or (m, n)
+        qdot : array_like, same shape as ``q``
+        t : float or array_like of shape (m,), optional
+
+        Returns
+        =======
+
+        numpy.ndarray
+            ``qdot`` with its dependent entries solved.
+
+        Raises
+        ======
+
+        ConstraintSolverError
+            If the Jacobian with respect to the dependent coordinates is
+            singular, or for non-finite inputs or wrong shapes.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 4 (velocities) (seed 002).
+        """
+        return self._solve_rates(q, qdot, None, t, False)
+
+    def solve_accelerations(self, q, qdot, qddot, t=0.0):
+        r"""Solve ``Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt``
+        for the dependent accelerations.
+
+        Explanation
+        ===========
+
+        ``q`` and ``qdot`` must satisfy the position and velocity
+        constraints. The independent entries of ``qddot`` are kept; its
+        dependent entries are solved [Autodesk]_.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> x, y = sm.symbols('x y')
+        >>> circle = HolonomicConstraintSolver([x**2 + y**2 - 25], [x, y],
+        ...                                    [y])
+        >>> # y'' = -(x'^2 + y'^2 + x x'')/y with x' = 1, y' = -3/4, x'' = 0
+        >>> circle.solve_accelerations([3.0, 4.0], [1.0, -0.75], [0.0, 0.0])
+        array([ 0.        , -0.390625])
+
+        Parameters
+        ==========
+
+        q, qdot, qddot : array_like, shape (n,) or (m, n)
+        t : float or array_like of shape (m,), optional
+
+        Returns
+        =======
+
+        numpy.ndarray
+            ``qddot`` with its dependent entries solved.
+
+        Raises
+        ======
+
+        ConstraintSolverError
+            If the Jacobian with respect to the dependent coordinates is
+            singular, or for non-finite inputs or wrong shapes.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", pages 5 and 11-12 (accelerations) (seed 002).
+        """
+        return self._solve_rates(q, qdot, qddot, t, True)
+
+    def _solve_rates(self, q, qdot, qddot, t, second):
+        q = self._as_states('q', q)
+        qdot = self._as_states('qdot', qdot, q.shape)
+        qddot = (self._as_states('qddot', qddot, q.shape) if second
+                 else qdot)
+        if q.ndim == 1:
+            t = self._as_times(t, None)
+            out, ratio = self._kernels.rates(q, qdot, qddot, t, second)
+            if ratio < _SINGULAR_RATIO:
+                self._raise_singular(q, t, ratio)
+            return out
+        t = self._as_times(t, q.shape[0])
+        out, ratio = self._kernels.rates_batch(
+            np.ascontiguousarray(q), np.ascontiguousarray(qdot),
+            np.ascontiguousarray(qddot), t, second)
+        bad = np.nonzero(ratio < _SINGULAR_RATIO)[0]
+        if len(bad):
+            self._raise_singular(q[bad[0]], t[bad[0]], ratio[bad[0]],
+                                 rows=bad)
+        return out
+
+    def solve_trajectory(self, q0, times):
+        r"""Kinematic analysis of a fully driven mechanism over time.
+
+        Explanation
+        ===========
+
+        For a mechanism whose coordinates are all fixed by kinematic and
+        driving constraints (every coordinate dependent, mobility zero), as
+        seed 002's piston-crank driven by ``theta = omega t``: solve
+        positions, velocities and accelerations at each of ``times`` in
+        turn. Each position solve starts from a second-order prediction
+        ``q + q' dt + q'' dt^2/2`` of the previous solution, so only the
+        first needs a good guess, ``q0`` [Autodesk]_.
+
+        Examples
+        ========
+
+        >>> import numpy as np
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> theta, phi, x, t = sm.symbols('theta phi x t')
+        >>> r, l, omega = 1.0, 3.0, 2.0
+        >>> phis = [r*sm.cos(theta) + l*sm.cos(phi) - x,
+        ...         r*sm.sin(theta) - l*sm.sin(phi),
+        ...         theta - omega*t]                     # driving constraint
+        >>> solver = HolonomicConstraintSolver(phis, [theta, phi, x],
+        ...                                    [theta, phi, x], time=t)
+        >>> q, qd, qdd = solver.solve_trajectory([0, 0, 4],
+        ...                                      np.linspace(0, np.pi, 5))
+        >>> q[:, 2].round(6)      # slider position
+        array([4.      , 2.828427, 2.      , 2.828427, 4.      ])
+        >>> print(qdd[0, 2].round(6))    # -r omega^2 (1 + r/l) at theta = 0
+        -5.333333
+
+        Parameters
+        ==========
+
+        q0 : array_like, shape (n,)
+            Starting guess for the configuration at ``times[0]``.
+        times : array_like, shape (k,)
+            Increasing or decreasing times.
+
+        Returns
+        =======
+
+        q, qdot, qddot : numpy.ndarray, each of shape (k, n)
+
+        Raises
+        ======
+
+        ValueError
+            If some coordinate is independent (not driven).
+        ConstraintSolverError
+            If a solve fails; the message gives the time.
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", pages 2-12 (seed 002).
+        """
+        if self._ind_index:
+            raise ValueError(
+                f'solve_trajectory needs a fully driven mechanism (every '
+                f'coordinate dependent); {list(self.independent)} are '
+                f'independent: add driving constraints for them.')
+        q = self._as_states('q0', q0)
+        if q.ndim != 1:
+            raise ConstraintSolverError(
+                f'q0 must have shape ({len(self._coordinates)},), got '
+                f'{q.shape}.')
+        try:
+            times = np.asarray(times, dtype=float)
+        except (TypeError, ValueError):
+            raise TypeError(f'times must be an array of real numbers, not '
+                            f'{times!r}.') from None
+        if times.ndim != 1 or len(times) == 0:
+            raise ConstraintSolverError(
+                f'times must be a non-empty 1-D array, got shape '
+                f'{times.shape}.')
+        if not np.isfinite(times).all():
+            raise ConstraintSolverError('times contains NaN or inf values.')
+        n = len(self._coordinates)
+        Q = np.empty((len(times), n))
+        QD = np.empty_like(Q)
+        QDD = np.empty_like(Q)
+        zero = np.zeros(n)
+        guess = q
+        for k, t in enumerate(times):
+            t = float(t)
+            try:
+                q = self.solve_positions(guess, t)
+                qd = self.solve_velocities(q, zero, t)
+                qdd = self.solve_accelerations(q, qd, zero, t)
+            except ConstraintSolverError as error:
+                raise ConstraintSolverError(
+                    f'at t = {t} (sample {k}): {error}',
+                    residual=error.residual, iterations=error.iterations,
+                    constraints=error.constraints,
+                    coordinates=error.coordinates, rows=(k,)) from error
+            Q[k], QD[k], QDD[k] = q, qd, qdd
+            if k + 1 < len(times):
+                dt = times[k + 1] - t
+                guess = q + qd * dt + 0.5 * qdd * dt * dt
+        return Q, QD, QDD
+
+    # -- Jacobian and analysis ----------------------------------------------
+
+    def jacobian(self, q, t=0.0):
+        r"""Return the constraint Jacobian ``Phi_q`` at ``q``.
+
+        Explanation
+        ===========
+
+        Entry ``(i, j)`` is ``dPhi_i/dq_j`` over all coordinates
+        [Autodesk]_.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> x, y = sm.symbols('x y')
+        >>> circle = HolonomicConstraintSolver([x**2 + y**2 - 25], [x, y],
+        ...                                    [y])
+        >>> circle.jacobian([3.0, 4.0])
+        array([[6., 8.]])
+
+        Parameters
+        ==========
+
+        q : array_like, shape (n,) or (m, n)
+        t : float or array_like of shape (m,), optional
+
+        Returns
+        =======
+
+        numpy.ndarray, shape (nc, n) or (m, nc, n)
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 7 (the Jacobian) (seed 002).
+        """
+        q = self._as_states('q', q)
+        if q.ndim == 1:
+            t = self._as_times(t, None)
+            return self._numpy.jacobian(q[None, :], np.array([t]))[0][0]
+        return self._numpy.jacobian(q, self._as_times(t, q.shape[0]))[0]
+
+    def residual(self, q, t=0.0):
+        """Return ``Phi(q, t)``, shape (nc,) or (m, nc).
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> x, y = sm.symbols('x y')
+        >>> circle = HolonomicConstraintSolver([x**2 + y**2 - 25], [x, y],
+        ...                                    [y])
+        >>> circle.residual([3.0, 4.5])
+        array([4.25])
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", page 2 (seed 002).
+        """
+        q = self._as_states('q', q)
+        if q.ndim == 1:
+            t = self._as_times(t, None)
+            return self._numpy._res(q[None, :], np.array([t]))[0]
+        return self._numpy._res(q, self._as_times(t, q.shape[0]))
+
+    def analyze(self, q, t=0.0, *, rank_tolerance=1e-9):
+        r"""Rank, mobility and redundancy of the constraints at ``q``.
+
+        Explanation
+        ===========
+
+        The rank of ``Phi_q`` is the number of its singular values above
+        ``rank_tolerance`` times the largest; mobility is ``nq - rank`` and
+        redundancy ``nc - rank`` [Autodesk]_. A constraint is reported as
+        redundant when its row of ``Phi_q`` does not raise the rank of the
+        rows before it (rows are added in order, as Autodesk Inventor adds
+        constraints). Analyze at a configuration that satisfies the
+        constraints (see :meth:`solve_positions`).
+
+        Examples
+        ========
+
+        A four-bar loop closure plus its projection on the coupler, a
+        consequence of the other two:
+
+        >>> import numpy as np
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> q1, q2, q3 = sm.symbols('q1:4')
+        >>> cx = sm.cos(q1) + 4*sm.cos(q1 + q2) + 3*sm.cos(q1 + q2 + q3) - 5
+        >>> cy = sm.sin(q1) + 4*sm.sin(q1 + q2) + 3*sm.sin(q1 + q2 + q3)
+        >>> along = cx*sm.cos(q1 + q2) + cy*sm.sin(q1 + q2)
+        >>> solver = HolonomicConstraintSolver([cx, cy, along], [q1, q2, q3],
+        ...                                    [q2, q3])
+        >>> q = solver.solve_positions(np.deg2rad([30, -75, 100]))
+        >>> analysis = solver.analyze(q)
+        >>> analysis.mobility, analysis.redundancy, analysis.redundant
+        (1, 1, (2,))
+
+        Parameters
+        ==========
+
+        q : array_like, shape (n,)
+        t : float, optional
+        rank_tolerance : float, optional
+            Relative threshold on the singular values.
+
+        Returns
+        =======
+
+        ConstraintAnalysis
+
+        References
+        ==========
+
+        .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
+           Kinematics", pages 13-17 (redundant constraints) (seed 002).
+        """
+        q = self._as_states('q', q)
+        if q.ndim != 1:
+            raise ConstraintSolverError(
+                f'analyze takes one configuration of shape '
+                f'({len(self._coordinates)},), got {q.shape}.')
+        rank_tolerance = self._positive_float('rank_tolerance',
+                                              rank_tolerance)
+        J = self.jacobian(q, t)
+        nc, n = J.shape
+        if J.size == 0:
+            s = np.zeros(0)
+        else:
+            s = np.linalg.svd(J, compute_uv=False)
+        threshold = rank_tolerance * (s[0] if len(s) else 0.0)
+
+        def rank_of(matrix):
+            if matrix.size == 0:
+                return 0
+            values = np.linalg.svd(matrix, compute_uv=False)
+            return int(np.sum(values > threshold))
+
+        rank = int(np.sum(s > threshold)) if len(s) else 0
+        redundant = []
+        previous = 0
+        for i in range(nc):
+            current = rank_of(J[:i + 1])
+            if current == previous:
+                redundant.append(i)
+            previous = current
+        dependent_rank = rank_of(J[:, list(self._dep_index)])
+        return ConstraintAnalysis(rank, n, nc, redundant, s,
+                                  dependent_rank=dependent_rank,
+                                  constraints=self._constraints)
+
+    # -- failure reports ------------------------------------------------------
+
+    def _singular_direction(self, q, t):
+        """Dependent coordinates and constraints spanning the smallest
+        singular direction of ``Phi_qd`` at ``q``."""
+        J = self.jacobian(q, t)[:, list(self._dep_index)]
+        if J.size == 0:
+            return (), (), 1.0
+        U, s, Vt = np.linalg.svd(J)
+        ratio = s[-1] / s[0] if s[0] > 0 else 0.0
+        v = np.abs(Vt[len(s) - 1])
+        coordinates = tuple(self._dependent[k] for k in
+                            np.nonzero(v > 0.1 * v.max())[0])
+        u = np.abs(U[:, len(s) - 1])
+        constraints = tuple(int(i) for i in np.nonzero(u > 0.1 * u.max())[0])
+        return coordinates, constraints, ratio
+
+    def _raise_singular(self, q, t, ratio, rows=(), residual=None,
+                        iterations=None, prefix=''):
+        coordinates, constraints, _ = self._singular_direction(q, t)
+        where = f' (batch rows {list(rows[:10])})' if len(rows) else ''
+        reached = ('' if residual is None else
+                   f' Largest residual {residual:.3g} (tolerance '
+                   f'{self._tolerance:.3g}) after {iterations} iterations.')
+        raise ConstraintSolverError(
+            f'{prefix}the Jacobian of the constraints with respect to the '
+            f'dependent coordinates is singular at t = {t}{where} (smallest/'
+            f'largest pivot {ratio:.3g}): a toggle or locked configuration, '
+            f'or one with no physically realizable solution. The rank is '
+            f'lost in coordinates {list(coordinates)} through constraints '
+            f'{list(constraints)} at q = {np.array2string(q, precision=6)}.'
+            f'{reached}', residual=residual, iterations=iterations,
+            constraints=constraints, coordinates=coordinates, rows=rows)
+
+    def _raise_position_failure(self, x, t, status, iterations, residual,
+                                ratio, rows=()):
+        residual = float(residual)
+        iterations = int(iterations)
+        where = f' (batch rows {list(rows[:10])})' if len(rows) else ''
+        phi = self.residual(x, t) if np.isfinite(x).all() else None
+        _, _, true_ratio = (self._singular_direction(x, t)
+                            if phi is not None else ((), (), 1.0))
+        if status == _CONVERGED or true_ratio < 1e-6:
+            reason = {_CONVERGED: 'converged to ',
+                      _MAX_ITERATIONS: 'did not converge, ending near ',
+                      _STALLED: 'stalled near ',
+                      _NONFINITE: 'failed near '}[int(status)]
+            self._raise_singular(
+                x, t, min(ratio, true_ratio), rows=rows, residual=residual,
+                iterations=iterations,
+                prefix=f'Newton-Raphson {reason}a configuration where ')
+        if status == _NONFINITE or phi is None or not np.isfinite(
+                phi).all():
+            message = ('the constraints evaluate to NaN or inf (e.g. the '
+                       'square root of a negative number)')
+            worst = (() if phi is None else
+                     tuple(int(i) for i in np.nonzero(~np.isfinite(phi))[0]))
+        else:
+            worst = tuple(int(i) for i in np.argsort(-np.abs(phi))
+                          if abs(phi[i]) > self._tolerance)
+            message = {
+                _MAX_ITERATIONS: f'Newton-Raphson did not converge in '
+                                 f'{iterations} iterations',
+                _STALLED: f'Newton-Raphson stalled after {iterations} '
+                          f'iterations (no step reduces the residual: the '
+                          f'constraints may have no solution near the '
+                          f'guess)',
+            }[int(status)]
+        raise ConstraintSolverError(
+            f'{message} at t = {t}{where}: largest residual {residual:.3g} '
+            f'(tolerance {self._tolerance:.3g}) in constraints '
+            f'{list(worst)}, solving for {list(self._dependent)}.',
+            residual=residual, iterations=iterations, constraints=worst,
+            coordinates=self._dependent, rows=rows)
