@@ -24,8 +24,8 @@ References
 """
 
 import sympy as sm
-from sympy.physics.mechanics import (Force, Point, ReferenceFrame,
-                                     RigidBody, Torque)
+from sympy.physics.mechanics import (Force, Particle, Point,
+                                     ReferenceFrame, RigidBody, Torque)
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
@@ -477,9 +477,10 @@ class HuntCrossleyContact(ActuatorBase):
         Sphere radius ``R >= 0``; default 0 (a point).
     friction_coefficient : sympifiable, optional
         Coulomb coefficient ``mu >= 0``; default 0 (frictionless).
-    plane_frame : ReferenceFrame or RigidBody, optional
+    plane_frame : ReferenceFrame, RigidBody or Particle, optional
         The frame or body the plane is fixed in, when it moves; it then
-        takes the reaction. Default: fixed in ``frame``, no reaction.
+        takes the reaction. A Particle means a plane translating with
+        ``plane_point``. Default: fixed in ``frame``, no reaction.
     sphere_frame : ReferenceFrame or RigidBody, optional
         The frame or body the sphere is fixed in; its rotation enters the
         slip velocity and it takes the friction torque. Default: none (a
@@ -541,8 +542,14 @@ class HuntCrossleyContact(ActuatorBase):
                 f'normal must be a unit Vector; {normal} has squared '
                 f'magnitude {sm.simplify(normal.dot(normal))}.')
         _set_once(self, 'normal', normal)
-        _set_once(self, 'plane_frame', _frame_of('plane_frame', plane_frame))
-        fixed_in = self.plane_frame or self.frame
+        if isinstance(plane_frame, Particle):
+            # a translating plane: it takes the reaction, has no rotation
+            _set_once(self, 'plane_frame', plane_frame)
+            rotating = None
+        else:
+            rotating = _frame_of('plane_frame', plane_frame)
+            _set_once(self, 'plane_frame', rotating)
+        fixed_in = rotating or self.frame
         if not _is_zero_vector(normal.dt(fixed_in)):
             raise ValueError(
                 f'normal {normal} must be fixed in {fixed_in} (the frame the '
@@ -551,7 +558,7 @@ class HuntCrossleyContact(ActuatorBase):
         self._other_point = None
         self._other_radius = None
         height = point.pos_from(plane_point).dot(normal)
-        self._build(height, plane_point, self.plane_frame,
+        self._build(height, plane_point, rotating,
                     self.plane_frame is not None)
 
     @classmethod
@@ -837,7 +844,8 @@ class HuntCrossleyContact(ActuatorBase):
         doc='Coulomb friction coefficient mu.')
     plane_frame = property(lambda self: self._plane_frame,
                            lambda self, v: _set_once(self, 'plane_frame', v),
-                           doc='Frame the plane is fixed in, or None.')
+                           doc='Frame, body or particle the plane is fixed '
+                               'in, or None.')
     sphere_frame = property(
         lambda self: self._sphere_frame,
         lambda self, v: _set_once(self, 'sphere_frame', v),

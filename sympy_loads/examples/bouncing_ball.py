@@ -4,8 +4,9 @@ Run ``python -m sympy_loads.examples.bouncing_ball [--duration 3]
 [--output DIR] [--no-plot]``: prints, for every bounce, the impact speed,
 the measured coefficient of restitution beside the one the force law
 predicts (:func:`~sympy_loads.effective_restitution`, which neglects
-gravity during the few milliseconds of contact), and the rebound height; saves ``bouncing_ball.png`` (height and speeds versus time) in
-``DIR`` (default: the current directory).
+gravity during the millisecond of contact), and the rebound height; saves
+``bouncing_ball.png`` (height and speeds versus time) in ``DIR`` (default:
+the current directory).
 
 The ball (radius ``R``, mass ``m``, a solid sphere) moves in the x-z plane
 of the Newtonian frame N under gravity; it is thrown sideways without spin

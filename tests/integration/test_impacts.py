@@ -239,3 +239,61 @@ def test_bouncing_ball_example(tmp_path, capsys):
     assert bounces[0]['height'] == pytest.approx(
         bounces[0]['restitution']**2 * (par['h0'] - par['R']), rel=1e-3)
     assert np.max(np.diff(result['energy'])) < 1e-8 * result['energy'][0]
+
+
+# --------------------------------------------------------------------------
+# A ball hitting a free platform: the reaction on the plane's body.
+
+@functools.lru_cache(maxsize=None)
+def _ball_on_platform_model():
+    """Ball particle (z1) over a platform particle (z2) that carries the
+    plane, no gravity; parameters m, M, k, c."""
+    N = ReferenceFrame('N')
+    O = Point('O')
+    O.set_vel(N, 0)
+    z1, z2, u1, u2 = dynamicsymbols('z1 z2 u1 u2')
+    P = O.locatenew('P', z1 * N.z)
+    P.set_vel(N, u1 * N.z)
+    S = O.locatenew('S', z2 * N.z)
+    S.set_vel(N, u2 * N.z)
+    m, M, k, c = sm.symbols('m M k c', positive=True)
+    platform = Particle('platform', S, M)
+    contact = HuntCrossleyContact(P, S, N.z, N, stiffness=k, damping=c,
+                                  plane_frame=platform)
+    kane = KanesMethod(N, [z1, z2], [u1, u2],
+                       kd_eqs=[z1.diff() - u1, z2.diff() - u2])
+    kane.kanes_equations([Particle('ball', P, m), platform],
+                         contact.to_loads())
+    udot = _lambdify(((z1, z2, u1, u2), (m, M, k, c)),
+                     list(kane.mass_matrix.LUsolve(kane.forcing)))
+
+    def rhs(t, y, p):
+        return np.concatenate([y[2:], udot(y, p)])
+
+    return rhs
+
+
+@pytest.mark.parametrize('e', [1.0, 0.6])
+def test_ball_on_free_platform_conserves_momentum(e):
+    rhs = _ball_on_platform_model()
+    m, M, k, v0 = 0.3, 1.2, 1e6, 2.0
+    chi = float(hysteresis_factor(e, 'gonthier'))
+    p = (m, M, k, chi * k / v0)
+
+    def separation(t, y, p):
+        return y[0] - y[1]
+    separation.terminal, separation.direction = True, 1
+
+    sol = solve_ivp(rhs, (0.0, 1.0), [0.0, 0.0, -v0, 0.0], args=(p,),
+                    events=separation, method='DOP853', rtol=1e-11,
+                    atol=1e-13)
+    assert sol.status == 1
+    u1, u2 = sol.y_events[0][0][2:]
+    # the platform took the equal and opposite force: momentum conserved
+    assert m * u1 + M * u2 == pytest.approx(-m * v0, rel=1e-9)
+    # relative rebound follows the exact relation (mass-independent)
+    assert (u1 - u2) / v0 == pytest.approx(effective_restitution(chi),
+                                           abs=1e-3)
+    if e == 1.0:   # elastic: kinetic energy conserved too
+        assert 0.5 * (m * u1**2 + M * u2**2) == pytest.approx(
+            0.5 * m * v0**2, rel=1e-8)
