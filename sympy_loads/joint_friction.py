@@ -77,6 +77,17 @@ def _kanes_inertial_frame(kane):
     return kane._inertial
 
 
+def _dependent_speeds(model):
+    """Dependent speeds of a ``System`` or ``KanesMethod``.
+
+    ``KanesMethod`` keeps them only in the private attribute ``_udep`` in
+    SymPy 1.14; this is the one place it is read.
+    """
+    if isinstance(model, System):
+        return list(model.u_dep)
+    return list(getattr(model, '_udep', None) or [])
+
+
 def _model_parts(model, frame=None):
     """Return ``(frame, bodies, loads, joints, q, u, qdot_map)`` of a
     ``System`` or ``KanesMethod``."""
@@ -336,6 +347,11 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     joint's speeds (the child and its descendants in a tree of SymPy joints).
     Loads are assigned to a side by their point or frame.
 
+    Closed kinematic loops and other constraints are outside this method:
+    their constraint forces are not loads of the model, so a reaction is
+    only computed when they do not act on the child side (a ``ValueError``
+    asks for ``child_bodies`` when the model has dependent speeds).
+
     Examples
     ========
 
@@ -398,8 +414,9 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     TypeError
         If ``joint`` or ``model`` has the wrong type.
     ValueError
-        If the joint closes a kinematic loop of ``model.joints`` and
-        ``child_bodies`` is not given, or a load cannot be assigned to a side.
+        If the joint closes a kinematic loop of ``model.joints`` or the
+        model has dependent speeds, and ``child_bodies`` is not given; or if
+        a load cannot be assigned to a side.
 
     References
     ==========
@@ -411,6 +428,13 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     """
     kind = _joint_kind(joint)
     N, bodies, loads, joints, q, u, qdot_map = _model_parts(model, frame)
+    if child_bodies is None and _dependent_speeds(model):
+        raise ValueError(
+            f'The model has dependent speeds {_dependent_speeds(model)} '
+            f'(constraints, e.g. a closed loop): the constraint forces they '
+            f'imply are not loads of the model, so the reaction of {joint} '
+            f'is only defined if none acts on its child side; pass '
+            f'child_bodies to state which bodies that is.')
     if child_bodies is not None:
         child_side = set(child_bodies)
         for b in child_side:

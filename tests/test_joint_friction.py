@@ -230,6 +230,32 @@ class TestJointReactions:
         with pytest.raises(ValueError, match='loop'):
             joint_reactions(j1, system)
 
+    def test_constrained_model_needs_child_bodies(self):
+        system, pin = pendulum()
+        x, w = dynamicsymbols('x w')
+        system.add_coordinates(x)
+        system.add_speeds(w, independent=False)
+        system.add_kdes(x.diff(t) - w)
+        system.add_nonholonomic_constraints(w - u)
+        with pytest.raises(ValueError, match='dependent speeds'):
+            joint_reactions(pin, system)
+
+    def test_reaction_loads_balance_the_child(self):
+        # Newton for the bob: applied loads + reaction = m a (resultant).
+        from sympy_loads import resultant
+        system, pin = pendulum()
+        r = joint_reactions(pin, system)
+        on_child = [ld for ld in r.to_loads()
+                    if ld.location in (pin.child_point, pin.child.frame)]
+        total = resultant(on_child + [(pin.child.masscenter,
+                                       -m * g * system.frame.y)])
+        ma = m * pin.child.masscenter.acc(system.frame)
+        diff = (total - ma).to_matrix(system.frame).xreplace(
+            {q.diff(t): u})
+        assert sm.simplify(diff) == sm.zeros(3, 1)
+        # The parent takes the opposite force.
+        assert r.to_loads()[0].force + r.to_loads()[1].force == 0
+
     def test_bad_arguments(self):
         system, pin = pendulum()
         with pytest.raises(TypeError, match='joint must be'):

@@ -255,3 +255,22 @@ def test_cylindrical_joint_friction_on_kanes_method_model():
         30.0 - mu * R * values[m] * G / values[I] * times, atol=1e-7)
     np.testing.assert_allclose(res.u[:, slide], 3.0 - mu * G * times,
                                atol=1e-7)
+
+
+def test_relaxation_factor_does_not_change_the_solution_and_failure_is_reported():
+    from sympy_loads import SimulationError
+    system, pin, (friction,) = compound_pendulum(
+        dict(coefficient=0.3, radius=0.05, regularization=0.05))
+    q, u = pin.coordinates[0], pin.speeds[0]
+    values = {m: 1.5, g: G, L: 0.8, I: 0.05}
+    x0 = {q: np.pi / 2 + 1.2, u: 0.0}
+    times = np.linspace(0, 1, 5)
+    full = simulate(system, (0, 1), x0, values, joint_friction=[friction],
+                    t_eval=times)
+    relaxed = simulate(system, (0, 1), x0, values, joint_friction=[friction],
+                       t_eval=times, friction_relaxation=0.5)
+    np.testing.assert_allclose(relaxed.q, full.q, atol=1e-7)
+    # One relaxation step from zero friction cannot meet the tolerance.
+    with pytest.raises(SimulationError, match='did not converge'):
+        simulate(system, (0, 1), {q: np.pi / 2 + 1.2, u: 0.5}, values,
+                 joint_friction=[friction], friction_max_iterations=1)
