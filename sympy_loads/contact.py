@@ -393,8 +393,10 @@ class HuntCrossleyContact(ActuatorBase):
 
     where ``v_{P*}``, ``v_{C*}`` are the velocities in ``frame`` of the
     material points of the sphere and of the plane's body at C (d' > 0 while
-    compressing). The normal force on the sphere, along +n, is Hunt and
-    Crossley's [Hunt1975]_::
+    compressing; the seed's code cell puts the height rate ``z'`` = -d' in
+    the damping term, which would make the damper feed energy in). The
+    normal force on the sphere, along +n, is Hunt and Crossley's
+    [Hunt1975]_::
 
         f_raw = k d**n + c d**n d'        f = (|f_raw| + f_raw)/2 >= 0
 
