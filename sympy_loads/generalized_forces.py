@@ -532,9 +532,8 @@ def generalized_active_forces(loads, speeds, frame, *, dependent_speeds=None,
     >>> from sympy import symbols, simplify
     >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
     ...                                      dynamicsymbols)
-    >>> from sympy.physics.vector import init_vprinting
+    >>> from sympy.physics.vector import vprint
     >>> from sympy_loads import generalized_active_forces
-    >>> init_vprinting(pretty_print=False)
     >>> q1, q2, u1, u2 = dynamicsymbols('q1, q2, u1, u2')
     >>> T1, T2 = dynamicsymbols('T1, T2')
     >>> L, m1, m2, g = symbols('L, m1, m2, g')
@@ -551,10 +550,11 @@ def generalized_active_forces(loads, speeds, frame, *, dependent_speeds=None,
     >>> Fr = generalized_active_forces(
     ...     loads, [u1, u2], N,
     ...     kinematic_substitutions={q1.diff(): u1, q2.diff(): u2})
-    >>> Fr.applyfunc(lambda entry: simplify(entry).factor())
-    Matrix([
-    [-L*g*(m1 + m2)*sin(q1)],
-    [      -L*g*m2*sin(q2)]])
+    >>> F1, F2 = [simplify(entry).factor() for entry in Fr]
+    >>> vprint(F1)
+    -L*g*(m1 + m2)*sin(q1)
+    >>> vprint(F2)
+    -L*g*m2*sin(q2)
 
     Parameters
     ==========
@@ -738,9 +738,8 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
     >>> from sympy import symbols
     >>> from sympy.physics.mechanics import (Particle, Point, ReferenceFrame,
     ...                                      dynamicsymbols)
-    >>> from sympy.physics.vector import init_vprinting
+    >>> from sympy.physics.vector import vprint
     >>> from sympy_loads import generalized_inertia_forces
-    >>> init_vprinting(pretty_print=False)
     >>> q, u = dynamicsymbols('q, u')
     >>> m, L = symbols('m, L')
     >>> N, A = ReferenceFrame('N'), ReferenceFrame('A')
@@ -750,7 +749,7 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
     >>> O.set_vel(N, 0)
     >>> P = O.locatenew('P', -L*A.y)
     >>> _ = P.v2pt_theory(O, N, A)
-    >>> generalized_inertia_forces([Particle('P', P, m)], [u], N)
+    >>> vprint(generalized_inertia_forces([Particle('P', P, m)], [u], N))
     Matrix([[-L**2*m*u']])
 
     Parameters
