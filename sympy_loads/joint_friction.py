@@ -548,21 +548,31 @@ class JointFriction(ActuatorBase):
     The magnitudes ``f`` and ``T`` are the unknown ``dynamicsymbols`` in
     :attr:`symbols`, because the reaction itself depends on the friction.
     The loads oppose the relative motion of the child with respect to the
-    parent, using :func:`~sympy_loads.smooth_sign` of the joint speed::
+    parent, using :func:`~sympy_loads.smooth_sign` ``s`` of the joint
+    speed::
 
-           parent  <--- +f s(v) a      child  ---> v a,  force -f s(v) a
-        (child: Force(child_point, -f s(v) a), Torque(child.frame, -T s(w) a);
-         parent: the opposite, at parent_point / on parent.frame)
+                       a (unit joint axis), child moves at v a
+        parent ====================[ child ]====>
+                 +f s(v) a  <--  on parent     on child  -->  -f s(v) a
 
-    with ``a`` the unit joint axis, ``v`` the translation speed and ``w`` the
-    rotation speed of the joint. For a spherical joint the torque on the
-    child is ``-T s(|omega|) omega/|omega|`` (zero at rest, written without a
-    division by zero). Since the reaction depends on ``f`` and ``T``,
+        child:  Force(child_point, -f s(v) a),  Torque(child.frame, -T s(w) a)
+        parent: Force(parent_point, +f s(v) a), Torque(parent.frame, +T s(w) a)
+
+    with ``v`` the translation speed and ``w`` the rotation speed of the
+    joint (its generalized speeds). For a spherical joint the torque on the
+    child is ``-T s(|omega|) omega/|omega|``, ``omega`` the angular velocity
+    of the child interframe in the parent interframe, written so that it is
+    zero, not 0/0, at rest. The friction powers are ``-f s(v) v <= 0`` and
+    ``-T s(w) w <= 0``: friction never adds energy.
+
+    Since the reaction depends on ``f`` and ``T``,
     ``simulate(..., joint_friction=[...])`` resolves the loop at every
     evaluation by relaxation starting from zero friction, as in seed 004;
     :meth:`prepare` gives it the numeric map from ``(q, u, u', t)`` to the
-    magnitudes. Add the actuator to the model like any other (
-    ``System.add_actuators`` or the loads of ``KanesMethod``).
+    magnitudes. Add the actuator to the model like any other
+    (``System.add_actuators``, or its ``to_loads()`` in the loads of a
+    ``KanesMethod``). Units: ``f`` is a force, ``T`` a torque, ``R`` a
+    length.
 
     Examples
     ========

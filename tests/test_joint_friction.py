@@ -67,7 +67,8 @@ class TestJointReactions:
         # vanishes and the tension is m(g sin q + L u^2).
         system, pin = pendulum()
         system.form_eoms()
-        udot = sm.solve(system.eom_method.forcing - system.eom_method.mass_matrix
+        kane = system.eom_method
+        udot = sm.solve(kane.forcing - kane.mass_matrix
                         * sm.Matrix([u.diff(t)]), u.diff(t))[u.diff(t)]
         r = joint_reactions(pin, system)
         assert sm.simplify(udot - g * sm.cos(q) / L) == 0
@@ -148,8 +149,8 @@ class TestJointReactions:
         from_kane = joint_reactions(pin, system.eom_method)
         explicit = joint_reactions(pin, system, child_bodies=[pin.child])
         for other in (from_kane, explicit):
-            assert sm.simplify(other.force_components
-                               - from_system.force_components) == sm.zeros(3, 1)
+            difference = other.force_components - from_system.force_components
+            assert sm.simplify(difference) == sm.zeros(3, 1)
 
     def test_prismatic_incline_normal_force(self):
         a = sm.Symbol('alpha', positive=True)

@@ -257,7 +257,7 @@ def test_cylindrical_joint_friction_on_kanes_method_model():
                                atol=1e-7)
 
 
-def test_relaxation_factor_does_not_change_the_solution_and_failure_is_reported():
+def test_relaxation_does_not_change_the_solution_and_failure_is_reported():
     from sympy_loads import SimulationError
     system, pin, (friction,) = compound_pendulum(
         dict(coefficient=0.3, radius=0.05, regularization=0.05))
