@@ -498,8 +498,10 @@ def _check_t_eval(t_eval, t0, t1):
 
 
 def _pack_constants(nm, constants, extra=()):
-    """Return the constants vector in ``nm.constants`` order (+ ``extra``);
-    missing ones are collected in a list for one ValueError."""
+    """Return the constants vector in ``nm.constants`` order (+ ``extra``),
+    the missing ones (collected for one ValueError) and the whole mapping of
+    the user's constants as floats (loads that do no work, e.g. a reaction's
+    load in joint friction, may need constants absent from the EOMs)."""
     if constants is None:
         constants = {}
     if not hasattr(constants, 'items'):
@@ -517,7 +519,7 @@ def _pack_constants(nm, constants, extra=()):
     needed = list(nm.constants) + list(extra)
     missing = [s for s in needed if s not in values]
     packed = np.array([values.get(s, np.nan) for s in needed], dtype=float)
-    return packed, missing
+    return packed, missing, values
 
 
 def _specified_functions(nm, specified, t0):
@@ -972,7 +974,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     nm = _numeric_model(kane, friction_symbols)
     output_spec = nm.output_function(outputs) if outputs else None
     extra_constants = output_spec[3] if output_spec else []
-    c_all, missing_c = _pack_constants(nm, constants, extra_constants)
+    c_all, missing_c, all_constants = _pack_constants(nm, constants,
+                                                      extra_constants)
     spec_functions, missing_s = _specified_functions(nm, specified, t0)
     q0, u0, missing_x = _initial_state(nm, initial_conditions)
     problems = []
@@ -994,7 +997,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     if nm.has_config_constraints:
         solver = _constraint_solver(nm, constants_map,
                                     dict(constraint_options or {}))
-    friction_functions = [item.prepare(model, constants_map)
+    friction_functions = [item.prepare(model, all_constants)
                           for item in friction_items]
     friction_tolerance = _as_float('friction_tolerance', friction_tolerance)
     friction_relaxation = _as_float('friction_relaxation',

@@ -115,9 +115,6 @@ def test_disc_with_radial_load_decelerates_at_mu_R_F_over_I():
                                rtol=1e-9)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    'simulate() passes JointFriction.prepare() only the constants of the '
-    'equations of motion; a load that does no work (here F) is missing'))
 def test_simulate_passes_constants_of_workless_loads_to_prepare():
     F, Fz = sm.symbols('F F_z', positive=True)
     system, pin, friction = disc_on_pin(F, Fz)
