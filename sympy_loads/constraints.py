@@ -49,7 +49,8 @@ __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
            'ConstraintSolverError']
 
 # Newton status codes shared by both back ends.
-_CONVERGED, _MAX_ITERATIONS, _STALLED, _NONFINITE = 0, 1, 2, 3
+(_CONVERGED, _MAX_ITERATIONS, _STALLED, _NONFINITE,
+ _BAD_INPUT) = 0, 1, 2, 3, 4
 # A Jacobian whose smallest/largest pivot ratio is below this is singular.
 _SINGULAR_RATIO = 1e-7
 # Directions with a relative pivot below this are dropped from a step.
@@ -128,10 +129,10 @@ class ConstraintAnalysis:
     ========
 
     >>> from sympy_loads import ConstraintAnalysis
-    >>> ConstraintAnalysis(rank=2, nq=3, nc=3, redundant=(2,),
-    ...                    singular_values=[2.0, 1.0, 0.0])
-    ConstraintAnalysis(rank=2, mobility=1, redundancy=1, redundant=(2,),
-    singular_values=[2., 1., 0.])
+    >>> analysis = ConstraintAnalysis(rank=2, nq=3, nc=3, redundant=(2,),
+    ...                               singular_values=[2.0, 1.0, 0.0])
+    >>> analysis.mobility, analysis.redundancy, analysis.redundant
+    (1, 1, (2,))
 
     Parameters
     ==========
@@ -339,6 +340,11 @@ def _newton_kernel(resjac, q, t, p, dep, nc, tol, step_tol, maxit, x, info):
     nd = dep.shape[0]
     for j in range(q.shape[0]):
         x[j] = q[j]
+        if not np.isfinite(q[j]):
+            info[0] = 0.0
+            info[1] = np.nan
+            info[2] = 0.0
+            return _BAD_INPUT
     phi = np.zeros(nc)
     jd = np.zeros(nc * nd)
     trial = np.zeros(nc)
@@ -702,8 +708,51 @@ class _NumPyKernels:
         return X, status, iterations, residual, ratio
 
     def newton(self, q, t):
-        X, status, it, r, ratio = self.newton_batch(q[None, :], np.array([t]))
-        return X[0], status[0], it[0], r[0], ratio[0]
+        # One configuration: the same iteration as the compiled kernel,
+        # without the batch bookkeeping.
+        tol, step_tol, maxit = self._options
+        dep, nc, nd = self._dep, self._nc, len(self._dep)
+        resjac = self._f['resjac']
+        x = q.copy()
+        phi, jd = np.zeros(nc), np.zeros(nc * nd)
+        trial, trial_jd = np.zeros(nc), np.zeros(nc * nd)
+        with np.errstate(all='ignore'):
+            resjac(x, t, self._p, phi, jd)
+            f = float(phi @ phi)
+            r = float(np.max(np.abs(phi), initial=0.0))
+            if not math.isfinite(f):
+                return x, _NONFINITE, 0, r, 0.0
+            it = 0
+            while True:
+                dx, ratio = _lstsq_batch(jd.reshape(1, nc, nd), -phi[None])
+                dx, ratio = dx[0], float(ratio[0])
+                step = float(np.max(np.abs(dx), initial=0.0))
+                scale = float(np.max(np.abs(x[dep]), initial=1.0))
+                if r <= tol and step <= step_tol * scale:
+                    x[dep] += dx
+                    return x, _CONVERGED, it, r, ratio
+                if it >= maxit:
+                    return x, _MAX_ITERATIONS, it, r, ratio
+                alpha = 1.0
+                if step > _MAX_STEP * scale:
+                    alpha = _MAX_STEP * scale / step
+                xt = x.copy()
+                for _ in range(_LINE_SEARCH_HALVINGS):
+                    xt[dep] = x[dep] + alpha * dx
+                    resjac(xt, t, self._p, trial, trial_jd)
+                    ft = float(trial @ trial)
+                    if math.isfinite(ft) and ft <= (
+                            1.0 - 2.0 * _ARMIJO * alpha) * f:
+                        break
+                    alpha *= 0.5
+                else:
+                    return x, _STALLED, it, r, ratio
+                it += 1
+                x = xt
+                phi, trial = trial, phi
+                jd, trial_jd = trial_jd, jd
+                f = ft
+                r = float(np.max(np.abs(phi), initial=0.0))
 
     def rates_batch(self, Q, QD, QDD, T, second):
         J, phit = self.jacobian(Q, T)
@@ -1242,7 +1291,7 @@ class HolonomicConstraintSolver:
 
     # -- input checks --------------------------------------------------------
 
-    def _as_states(self, name, value, batch=None):
+    def _as_states(self, name, value, batch=None, check_finite=True):
         """Return ``value`` as a float array of shape (n,) or (m, n)."""
         if (type(value) is np.ndarray and value.dtype == np.float64
                 and value.flags.c_contiguous):
@@ -1263,7 +1312,7 @@ class HolonomicConstraintSolver:
                 f'{name} must have shape {expected} (one column per '
                 f'coordinate {list(self._coordinates)}), got shape '
                 f'{array.shape}.', coordinates=self._coordinates)
-        if not np.isfinite(array).all():
+        if check_finite and not np.isfinite(array).all():
             rows = np.nonzero(~np.isfinite(array).reshape(-1, n).all(
                 axis=1))[0]
             raise ConstraintSolverError(
@@ -1273,7 +1322,11 @@ class HolonomicConstraintSolver:
 
     def _as_times(self, t, m):
         if m is None:
-            if isinstance(t, (float, int, np.floating, np.integer)) and \
+            if type(t) is float:
+                if t - t != 0.0:   # NaN or inf
+                    raise ConstraintSolverError(f't must be finite, got {t}.')
+                return t
+            if isinstance(t, (int, np.floating, np.integer)) and \
                     not isinstance(t, bool):
                 t = float(t)
             else:
@@ -1369,13 +1422,18 @@ class HolonomicConstraintSolver:
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
            Kinematics", page 3 (Newton-Raphson) (seed 002).
         """
-        q = self._as_states('q', q)
+        compiled = self._kernels is not self._numpy
+        q = self._as_states('q', q, check_finite=not compiled)
         if q.ndim == 1:
             t = self._as_times(t, None)
             x, status, it, r, ratio = self._kernels.newton(q, t)
+            if status == _BAD_INPUT:   # the compiled kernel checks q
+                self._as_states('q', q)
             if status != _CONVERGED or ratio < _SINGULAR_RATIO:
                 self._raise_position_failure(x, t, status, it, r, ratio)
             return x
+        if compiled:
+            q = self._as_states('q', q)
         t = self._as_times(t, q.shape[0])
         X, status, it, r, ratio = self._kernels.newton_batch(q, t)
         bad = np.nonzero((status != _CONVERGED) | (ratio < _SINGULAR_RATIO))[0]
@@ -1457,8 +1515,9 @@ class HolonomicConstraintSolver:
         >>> circle = HolonomicConstraintSolver([x**2 + y**2 - 25], [x, y],
         ...                                    [y])
         >>> # y'' = -(x'^2 + y'^2 + x x'')/y with x' = 1, y' = -3/4, x'' = 0
-        >>> circle.solve_accelerations([3.0, 4.0], [1.0, -0.75], [0.0, 0.0])
-        array([ 0.        , -0.390625])
+        >>> print(circle.solve_accelerations([3.0, 4.0], [1.0, -0.75],
+        ...                                  [0.0, 0.0]).tolist())
+        [0.0, -0.390625]
 
         Parameters
         ==========
