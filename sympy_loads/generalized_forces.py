@@ -128,15 +128,19 @@ def _linear_partials(vector, speeds, what):
         return [Vector(0)] * n
     dummies = [sm.Dummy(f'u{r}') for r in range(n)]
     to_dummy = dict(zip(speeds, dummies))
+    dummy_set = set(dummies)
     columns = [[] for _ in range(n)]
     for measure, component_frame in vector.args:
         if any(d.expr in to_dummy for d in measure.atoms(sm.Derivative)):
-            jac = measure.jacobian(speeds)    # a speed's derivative occurs
+            # a speed's time derivative occurs: differentiate directly
+            jac = measure.jacobian(speeds)
             nonlinear = jac.has(*speeds)
         else:
-            plain = measure.xreplace(to_dummy)
-            jac = plain.jacobian(dummies)
-            nonlinear = jac.has(*dummies)
+            plain = [entry.xreplace(to_dummy) for entry in measure]
+            present = [entry.free_symbols & dummy_set for entry in plain]
+            jac = sm.Matrix(3, n, lambda i, r: plain[i].diff(dummies[r])
+                            if dummies[r] in present[i] else 0)
+            nonlinear = any(entry.free_symbols & dummy_set for entry in jac)
         if nonlinear:
             raise ValueError(
                 f'{what} is not linear in the speeds {list(speeds)}: '
