@@ -31,7 +31,6 @@ References
 
 import math
 import warnings
-from collections import namedtuple
 
 import numpy as np
 import sympy as sm
@@ -332,11 +331,11 @@ def _qr_solve_into(R, y, x, perm, v, rank_ratio):
 def _newton_kernel(resjac, q, t, p, dep, nc, tol, step_tol, maxit, x, info):
     """Damped Newton-Raphson on the dependent entries ``dep`` of ``q``
     (compiled by numba; ``resjac`` is the address of a generated C
-    callback writing ``Phi`` and the dependent columns of ``Phi_q``). Writes the solution
-    into ``x`` and the iterations, the largest residual and the pivot ratio
-    of the last Jacobian into ``info``; returns a status code. (Writing
-    into arrays given by the caller avoids boxing new arrays, which costs
-    more than a whole solve.)"""
+    callback writing ``Phi`` and the dependent columns of ``Phi_q``).
+    Writes the solution into ``x`` and the iterations, the largest
+    residual and the pivot ratio of the last Jacobian into ``info``;
+    returns a status code. (Writing into arrays given by the caller avoids
+    boxing new arrays, which costs more than a whole solve.)"""
     nd = dep.shape[0]
     for j in range(q.shape[0]):
         x[j] = q[j]
@@ -437,11 +436,15 @@ def _newton_batch_kernel(resjac, Q, T, p, dep, nc, tol, step_tol, maxit):
 def _rates_kernel(rates, q, qd, qdd, t, p, dep, ind, nc, second, out):
     """Dependent velocities (``second`` False) or accelerations (True)
     from ``Phi_qd x_d = rhs - Phi_qi x_i`` (compiled by numba; ``rates``
-    is the address of a generated C callback writing ``Phi_q``, ``Phi_t`` and the
-    acceleration right-hand side). Writes the full rate vector into
-    ``out`` and returns the pivot ratio."""
+    is the address of a generated C callback writing ``Phi_q``, ``Phi_t``
+    and the acceleration right-hand side). Writes the full rate vector into
+    ``out`` and returns the pivot ratio (-1 for a non-finite input)."""
     n = q.shape[0]
     nd = dep.shape[0]
+    for j in range(n):
+        if not (np.isfinite(q[j]) and np.isfinite(qd[j])
+                and np.isfinite(qdd[j])):
+            return -1.0     # the caller reports the non-finite input
     J = np.zeros(nc * n)
     phit = np.zeros(nc)
     g = np.zeros(nc)
@@ -555,8 +558,10 @@ class _NumbaKernels:
 
     name = 'numba'
 
-    def __init__(self, sources, n, nc, dependent, independent, p, options):
+    def __init__(self, sources, n, nc, dependent, independent, p, options,
+                 fallback):
         self._sources = sources
+        self._fallback = fallback
         self._p = p
         self._nc = nc
         self._dep = np.asarray(dependent, dtype=np.int64)
@@ -567,39 +572,64 @@ class _NumbaKernels:
         _numba_generic()
 
     def _address(self, key):
+        """Address of the compiled callback, or None (with a warning) if
+        numba cannot compile the generated code; the NumPy back end then
+        serves that quantity."""
         if key not in self._addresses:
             generic = _numba_generic()
             function = _compile_source(self._sources[key], key)
-            callback = _numba.cfunc(generic['sig_' + key])(function)
+            try:
+                callback = _numba.cfunc(generic['sig_' + key])(function)
+            except Exception as error:  # numba raises many error types
+                warnings.warn(
+                    f'numba could not compile the generated constraint code '
+                    f'({type(error).__name__}); using the NumPy back end.',
+                    RuntimeWarning, stacklevel=4)
+                self._addresses[key] = None
+                return None
             self._callbacks[key] = callback     # keeps the code alive
             self._addresses[key] = callback.address
         return self._addresses[key]
 
+    def _get(self, key):
+        address = self._addresses.get(key)
+        return address if address is not None else self._address(key)
+
     def newton(self, q, t):
+        address = self._get('resjac')
+        if address is None:
+            return self._fallback.newton(q, t)
         x = np.empty(q.shape[0])
         info = np.empty(3)
         status = _NUMBA['newton'](
-            self._addresses.get('resjac') or self._address('resjac'), q, t,
-            self._p, self._dep, self._nc, self._tol, self._step_tol,
-            self._maxit, x, info)
+            address, q, t, self._p, self._dep, self._nc, self._tol,
+            self._step_tol, self._maxit, x, info)
         return x, status, info[0], info[1], info[2]
 
     def newton_batch(self, Q, T):
+        address = self._get('resjac')
+        if address is None:
+            return self._fallback.newton_batch(Q, T)
         return _NUMBA['newton_batch'](
-            self._address('resjac'), Q, T, self._p, self._dep, self._nc,
-            self._tol, self._step_tol, self._maxit)
+            address, Q, T, self._p, self._dep, self._nc, self._tol,
+            self._step_tol, self._maxit)
 
     def rates(self, q, qd, qdd, t, second):
+        address = self._get('rates')
+        if address is None:
+            return self._fallback.rates(q, qd, qdd, t, second)
         out = np.empty(q.shape[0])
-        ratio = _NUMBA['rates'](
-            self._addresses.get('rates') or self._address('rates'), q, qd,
-            qdd, t, self._p, self._dep, self._ind, self._nc, second, out)
+        ratio = _NUMBA['rates'](address, q, qd, qdd, t, self._p, self._dep,
+                                self._ind, self._nc, second, out)
         return out, ratio
 
     def rates_batch(self, Q, QD, QDD, T, second):
+        address = self._get('rates')
+        if address is None:
+            return self._fallback.rates_batch(Q, QD, QDD, T, second)
         return _NUMBA['rates_batch'](
-            self._address('rates'), Q, QD, QDD, T, self._p, self._dep,
-            self._ind, self._nc, second)
+            address, Q, QD, QDD, T, self._p, self._dep, self._ind, self._nc,
+            second)
 
 
 def _lstsq_batch(A, b):
@@ -714,6 +744,8 @@ class _NumPyKernels:
         dep, nc, nd = self._dep, self._nc, len(self._dep)
         resjac = self._f['resjac']
         x = q.copy()
+        if not np.isfinite(q).all():
+            return x, _BAD_INPUT, 0, np.nan, 0.0
         phi, jd = np.zeros(nc), np.zeros(nc * nd)
         trial, trial_jd = np.zeros(nc), np.zeros(nc * nd)
         with np.errstate(all='ignore'):
@@ -772,12 +804,12 @@ class _NumPyKernels:
         return out, ratio
 
     def rates(self, q, qd, qdd, t, second):
+        if not (np.isfinite(q).all() and np.isfinite(qd).all()
+                and np.isfinite(qdd).all()):
+            return q.copy(), -1.0
         out, ratio = self.rates_batch(q[None, :], qd[None, :], qdd[None, :],
                                       np.array([t]), second)
         return out[0], ratio[0]
-
-
-_Sources = namedtuple('_Sources', 'resjac res jact gamma')
 
 
 class HolonomicConstraintSolver:
@@ -1089,7 +1121,8 @@ class HolonomicConstraintSolver:
         use_numba = (self._backend_request == 'numba'
                      or (self._backend_request is None
                          and _numba is not None))
-        self._kernels = _NumbaKernels(*args) if use_numba else self._numpy
+        self._kernels = (_NumbaKernels(*args, self._numpy) if use_numba
+                         else self._numpy)
 
     @classmethod
     def from_kanes_method(cls, kane, constants, **options):
@@ -1322,10 +1355,10 @@ class HolonomicConstraintSolver:
 
     def _as_times(self, t, m):
         if m is None:
-            if type(t) is float:
+            if isinstance(t, float):   # also numpy.float64
                 if t - t != 0.0:   # NaN or inf
                     raise ConstraintSolverError(f't must be finite, got {t}.')
-                return t
+                return float(t)
             if isinstance(t, (int, np.floating, np.integer)) and \
                     not isinstance(t, bool):
                 t = float(t)
@@ -1422,18 +1455,16 @@ class HolonomicConstraintSolver:
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
            Kinematics", page 3 (Newton-Raphson) (seed 002).
         """
-        compiled = self._kernels is not self._numpy
-        q = self._as_states('q', q, check_finite=not compiled)
+        q = self._as_states('q', q, check_finite=False)
         if q.ndim == 1:
             t = self._as_times(t, None)
             x, status, it, r, ratio = self._kernels.newton(q, t)
-            if status == _BAD_INPUT:   # the compiled kernel checks q
+            if status == _BAD_INPUT:   # both back ends check q themselves
                 self._as_states('q', q)
             if status != _CONVERGED or ratio < _SINGULAR_RATIO:
                 self._raise_position_failure(x, t, status, it, r, ratio)
             return x
-        if compiled:
-            q = self._as_states('q', q)
+        q = self._as_states('q', q)
         t = self._as_times(t, q.shape[0])
         X, status, it, r, ratio = self._kernels.newton_batch(q, t)
         bad = np.nonzero((status != _CONVERGED) | (ratio < _SINGULAR_RATIO))[0]
@@ -1547,16 +1578,23 @@ class HolonomicConstraintSolver:
         return self._solve_rates(q, qdot, qddot, t, True)
 
     def _solve_rates(self, q, qdot, qddot, t, second):
-        q = self._as_states('q', q)
-        qdot = self._as_states('qdot', qdot, q.shape)
-        qddot = (self._as_states('qddot', qddot, q.shape) if second
-                 else qdot)
+        # Both back ends check single states for NaN/inf themselves.
+        q = self._as_states('q', q, check_finite=False)
+        qdot = self._as_states('qdot', qdot, q.shape, check_finite=False)
+        qddot = (self._as_states('qddot', qddot, q.shape, check_finite=False)
+                 if second else qdot)
         if q.ndim == 1:
             t = self._as_times(t, None)
             out, ratio = self._kernels.rates(q, qdot, qddot, t, second)
             if ratio < _SINGULAR_RATIO:
+                if ratio < 0.0:
+                    for name, value in (('q', q), ('qdot', qdot),
+                                        ('qddot', qddot)):
+                        self._as_states(name, value)
                 self._raise_singular(q, t, ratio)
             return out
+        for name, value in (('q', q), ('qdot', qdot), ('qddot', qddot)):
+            self._as_states(name, value)
         t = self._as_times(t, q.shape[0])
         out, ratio = self._kernels.rates_batch(
             np.ascontiguousarray(q), np.ascontiguousarray(qdot),

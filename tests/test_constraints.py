@@ -175,7 +175,7 @@ def test_driving_constraint_with_time_array(backend):
     np.testing.assert_allclose(q[:, 2], x_of(2.0*times, 0, 0), atol=1e-10)
 
 
-# -- Moore's four-bar ----------------------------------------------------------
+# -- Moore's four-bar ---------------------------------------------------------
 
 def test_moore_four_bar_check_values(backend):
     """Moore, Learn Multibody Dynamics: q1 = 30 deg from guesses -75 and 100
@@ -205,7 +205,7 @@ def test_four_bar_velocities_satisfy_differentiated_constraints(backend):
     np.testing.assert_allclose(jac @ qd, 0.0, atol=1e-8)
 
 
-# -- redundancy ------------------------------------------------------------------
+# -- redundancy ---------------------------------------------------------------
 
 def test_redundant_four_bar_is_reported_and_still_solves(backend):
     """Seed 002: mobility nq - rank = 1, redundancy nc - rank = 1; the third
@@ -253,7 +253,7 @@ def test_analysis_of_a_duplicated_constraint_names_the_later_row():
         'redundant=(1,), singular_values=[22.36068,  0.     ])')
 
 
-# -- robustness -----------------------------------------------------------------
+# -- robustness ---------------------------------------------------------------
 
 def test_random_guesses_within_half_a_radian_converge(backend):
     """1000 starting guesses for (q2, q3) drawn uniformly within 0.5 rad of
@@ -335,7 +335,7 @@ def test_iteration_limit_is_reported(backend):
     assert info.value.residual > 1e-6
 
 
-# -- KanesMethod and System ----------------------------------------------------
+# -- KanesMethod and System ---------------------------------------------------
 
 def four_bar_kane():
     """Moore's four-bar as a KanesMethod with q2, q3 dependent."""
@@ -411,7 +411,7 @@ def test_from_kanes_method_without_constraints_is_an_error():
         HolonomicConstraintSolver.from_system(kane, {})
 
 
-# -- inputs -----------------------------------------------------------------------
+# -- inputs -------------------------------------------------------------------
 
 @pytest.mark.parametrize('bad, match', [
     ([np.nan, 0.1, 3.0], 'NaN or inf'),
@@ -427,8 +427,8 @@ def test_bad_states_are_rejected(backend, bad, match):
         sc.solve_velocities(bad, np.zeros_like(np.asarray(bad)))
 
 
-def test_bad_arguments_of_the_solves():
-    sc = solver('slider-crank', 'numpy')
+def test_bad_arguments_of_the_solves(backend):
+    sc = solver('slider-crank', backend)
     q = sc.solve_positions([0.3, 0.1, 3.5])
     with pytest.raises(TypeError, match='q must be an array of real'):
         sc.solve_positions('abc')
@@ -443,7 +443,11 @@ def test_bad_arguments_of_the_solves():
     with pytest.raises(ValueError, match='fully driven'):
         sc.solve_trajectory(q, [0.0, 1.0])
     with pytest.raises(ConstraintSolverError, match='non-empty 1-D'):
-        solver('driven slider-crank', 'numpy').solve_trajectory(q, [])
+        solver('driven slider-crank', backend).solve_trajectory(q, [])
+    with pytest.raises(ConstraintSolverError, match='qdot contains NaN'):
+        sc.solve_velocities(q, [0.0, np.nan, 0.0])
+    with pytest.raises(ConstraintSolverError, match='qdot contains NaN'):
+        sc.solve_velocities(np.tile(q, (2, 1)), [[0.0, 1, 0], [np.inf, 0, 0]])
 
 
 def test_constructor_checks():
@@ -514,7 +518,7 @@ def test_symbolic_acceleration_term_follows_seed_002():
     assert sm.simplify(gamma[0] - expected) == 0
 
 
-# -- linear algebra shared by the back ends --------------------------------------
+# -- linear algebra shared by the back ends -----------------------------------
 
 @pytest.mark.parametrize('shape', [(2, 2), (3, 2), (5, 3)])
 def test_pivoted_qr_solve_matches_lstsq(shape):
@@ -539,3 +543,19 @@ def test_numpy_backend_is_used_when_asked():
     sc = solver('slider-crank', 'numpy')
     assert sc.backend == 'numpy'
     assert isinstance(sc._kernels, constraints_module._NumPyKernels)
+
+
+@pytest.mark.skipif('numba' not in BACKENDS, reason='needs numba')
+def test_code_numba_cannot_compile_falls_back_to_numpy_with_a_warning():
+    """A Piecewise prints as numpy.select, which numba cannot compile on
+    scalars: the solver warns and solves with the NumPy back end."""
+    xs, ys = sm.symbols('x y')
+    s = HolonomicConstraintSolver(
+        [sm.Piecewise((xs**2, xs > 0), (0, True)) + ys**2 - 25], [xs, ys],
+        [ys], backend='numba')
+    with pytest.warns(RuntimeWarning, match='NumPy back end'):
+        q = s.solve_positions([3.0, 3.0])
+    np.testing.assert_allclose(q, [3.0, 4.0], atol=1e-12)
+    with pytest.warns(RuntimeWarning, match='NumPy back end'):
+        qd = s.solve_velocities(q, [1.0, 0.0])
+    np.testing.assert_allclose(qd, [1.0, -0.75], atol=1e-12)
