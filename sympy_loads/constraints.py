@@ -55,6 +55,7 @@ _SINGULAR_RATIO = 1e-7
 # Directions with a relative pivot below this are dropped from a step.
 _RANK_RATIO = 1e-13
 _LINE_SEARCH_HALVINGS = 30
+_FLOAT64 = np.dtype(np.float64)
 # The line search starts from a step of at most this times
 # max(1, |q_dependent|) (keeps angles from jumping by many turns).
 _MAX_STEP = 1.0
@@ -328,32 +329,54 @@ def _qr_solve_into(R, y, x, perm, v, rank_ratio):
     return last / first
 
 
-def _newton_kernel(resjac, q, t, p, dep, nc, tol, step_tol, maxit, x, info):
+def _newton_work_size(n, nc, nd):
+    """Length of the float workspace of :func:`_newton_kernel`."""
+    return 3 * nc * nd + 4 * nc + n + nd
+
+
+def _newton_kernel(resjac, q, t, params, ints, out, work):
     """Damped Newton-Raphson on the dependent entries ``dep`` of ``q``
     (compiled by numba; ``resjac`` is the address of a generated C
     callback writing ``Phi`` and the dependent columns of ``Phi_q``).
-    Writes the solution into ``x`` and the iterations, the largest
-    residual and the pivot ratio of the last Jacobian into ``info``;
-    returns a status code. (Writing into arrays given by the caller avoids
-    boxing new arrays, which costs more than a whole solve.)"""
-    nd = dep.shape[0]
-    for j in range(q.shape[0]):
+    ``params`` is ``[tol, step_tol, max_iterations, nc, nd, constants...]``
+    and ``ints`` is ``[dependent indices..., pivot workspace...]`` (few
+    arguments keep the call overhead low). Writes the solution into
+    ``out[:n]`` and the iterations, the largest residual and the pivot
+    ratio of the last Jacobian into ``out[n:n + 3]``; returns a status
+    code. (Writing into arrays given by the caller avoids boxing new
+    arrays, which costs more than a whole solve.) ``work`` is a zeroed
+    float array of :func:`_newton_work_size`, reused between calls."""
+    tol = params[0]
+    step_tol = params[1]
+    maxit = int(params[2])
+    nc = int(params[3])
+    nd = int(params[4])
+    p = params[5:]
+    dep = ints[:nd]
+    perm = ints[nd:2 * nd]
+    n = q.shape[0]
+    x = out[:n]
+    info = out[n:n + 3]
+    for j in range(n):
         x[j] = q[j]
         if not np.isfinite(q[j]):
             info[0] = 0.0
             info[1] = np.nan
             info[2] = 0.0
             return _BAD_INPUT
-    phi = np.zeros(nc)
-    jd = np.zeros(nc * nd)
-    trial = np.zeros(nc)
-    trial_jd = np.zeros(nc * nd)
-    xt = x.copy()
-    rhs = np.empty(nc)
-    R = np.empty((nc, nd))
-    dx = np.empty(nd)
-    perm = np.empty(nd, np.int64)
-    v = np.empty(nc)
+    # Entries of jd never written by the callback are structural zeros.
+    nj = nc * nd
+    phi = work[0:nc]
+    trial = work[nc:2 * nc]
+    rhs = work[2 * nc:3 * nc]
+    v = work[3 * nc:4 * nc]
+    jd = work[4 * nc:4 * nc + nj]
+    trial_jd = work[4 * nc + nj:4 * nc + 2 * nj]
+    R = work[4 * nc + 2 * nj:4 * nc + 3 * nj].reshape((nc, nd))
+    xt = work[4 * nc + 3 * nj:4 * nc + 3 * nj + n]
+    dx = work[4 * nc + 3 * nj + n:4 * nc + 3 * nj + n + nd]
+    for j in range(n):
+        xt[j] = x[j]
     _call_resjac(resjac, x, t, p, phi, jd)
     r = 0.0
     f = 0.0
@@ -416,31 +439,34 @@ def _newton_kernel(resjac, q, t, p, dep, nc, tol, step_tol, maxit, x, info):
         f = ft
 
 
-def _newton_batch_kernel(resjac, Q, T, p, dep, nc, tol, step_tol, maxit):
-    m = Q.shape[0]
-    out = np.empty_like(Q)
+def _newton_batch_kernel(resjac, Q, T, params, ints):
+    """:func:`_newton_kernel` row by row; returns ``out`` of shape
+    ``(m, n + 3)`` (solution and info per row) and the status codes."""
+    m, n = Q.shape
+    out = np.empty((m, n + 3))
     status = np.empty(m, dtype=np.int64)
-    iterations = np.empty(m, dtype=np.int64)
-    residual = np.empty(m)
-    ratio = np.empty(m)
-    info = np.empty(3)
+    work = np.zeros(_newton_work_size(n, int(params[3]), int(params[4])))
     for row in range(m):
-        status[row] = _newton_kernel(resjac, Q[row], T[row], p, dep, nc, tol,
-                                     step_tol, maxit, out[row], info)
-        iterations[row] = int(info[0])
-        residual[row] = info[1]
-        ratio[row] = info[2]
-    return out, status, iterations, residual, ratio
+        status[row] = _newton_kernel(resjac, Q[row], T[row], params, ints,
+                                     out[row], work)
+    return out, status
 
 
-def _rates_kernel(rates, q, qd, qdd, t, p, dep, ind, nc, second, out):
+def _rates_kernel(rates, q, qd, qdd, t, params, ints, second, out):
     """Dependent velocities (``second`` False) or accelerations (True)
     from ``Phi_qd x_d = rhs - Phi_qi x_i`` (compiled by numba; ``rates``
     is the address of a generated C callback writing ``Phi_q``, ``Phi_t``
     and the acceleration right-hand side). Writes the full rate vector into
-    ``out`` and returns the pivot ratio (-1 for a non-finite input)."""
+    ``out`` and returns the pivot ratio (-1 for a non-finite input).
+    ``params`` is as for :func:`_newton_kernel`; ``ints`` is ``[dependent
+    indices..., independent indices..., pivot workspace...]``."""
     n = q.shape[0]
-    nd = dep.shape[0]
+    nc = int(params[3])
+    nd = int(params[4])
+    p = params[5:]
+    dep = ints[:nd]
+    ind = ints[nd:n]
+    perm = ints[n:n + nd]
     for j in range(n):
         if not (np.isfinite(q[j]) and np.isfinite(qd[j])
                 and np.isfinite(qdd[j])):
@@ -451,7 +477,6 @@ def _rates_kernel(rates, q, qd, qdd, t, p, dep, ind, nc, second, out):
     rhs = np.empty(nc)
     A = np.empty((nc, nd))
     dx = np.empty(nd)
-    perm = np.empty(nd, np.int64)
     v = np.empty(nc)
     _call_rates(rates, q, qd, t, p, J, phit, g)
     if second:
@@ -475,13 +500,13 @@ def _rates_kernel(rates, q, qd, qdd, t, p, dep, ind, nc, second, out):
     return ratio
 
 
-def _rates_batch_kernel(rates, Q, QD, QDD, T, p, dep, ind, nc, second):
+def _rates_batch_kernel(rates, Q, QD, QDD, T, params, ints, second):
     m = Q.shape[0]
     out = np.empty_like(Q)
     ratio = np.empty(m)
     for row in range(m):
         ratio[row] = _rates_kernel(rates, Q[row], QD[row], QDD[row], T[row],
-                                   p, dep, ind, nc, second, out[row])
+                                   params, ints, second, out[row])
     return out, ratio
 
 
@@ -495,6 +520,7 @@ def _numba_generic():
     through its address (an int), via two intrinsics, so one compiled kernel
     serves every solver."""
     global _qr_solve_into, _newton_kernel, _newton_batch_kernel
+    global _newton_work_size
     global _rates_kernel, _rates_batch_kernel, _call_resjac, _call_rates
     if _NUMBA:
         return _NUMBA
@@ -534,6 +560,7 @@ def _numba_generic():
     _call_rates = call_rates
     njit = _numba.njit
     _qr_solve_into = njit(cache=True)(_qr_solve_into)
+    _newton_work_size = njit(cache=True)(_newton_work_size)
     _newton_kernel = njit(cache=True)(_newton_kernel)
     _newton_batch_kernel = njit(cache=True)(_newton_batch_kernel)
     _rates_kernel = njit(cache=True)(_rates_kernel)
@@ -569,6 +596,13 @@ class _NumbaKernels:
         self._tol, self._step_tol, self._maxit = options
         self._addresses = {}
         self._callbacks = {}
+        nd = len(self._dep)
+        self._n = n
+        self._params = np.array([*options, nc, nd, *p], dtype=float)
+        self._ints = np.concatenate([self._dep, np.zeros(nd, np.int64)])
+        self._rate_ints = np.concatenate([self._dep, self._ind,
+                                          np.zeros(nd, np.int64)])
+        self._work = np.zeros(_newton_work_size(n, nc, nd))   # reused
         _numba_generic()
 
     def _address(self, key):
@@ -599,37 +633,38 @@ class _NumbaKernels:
         address = self._get('resjac')
         if address is None:
             return self._fallback.newton(q, t)
-        x = np.empty(q.shape[0])
-        info = np.empty(3)
-        status = _NUMBA['newton'](
-            address, q, t, self._p, self._dep, self._nc, self._tol,
-            self._step_tol, self._maxit, x, info)
-        return x, status, info[0], info[1], info[2]
+        n = self._n
+        out = np.empty(n + 3)
+        status = _NUMBA['newton'](address, q, t, self._params, self._ints,
+                                  out, self._work)
+        return out[:n], status, out[n], out[n + 1], out[n + 2]
 
     def newton_batch(self, Q, T):
         address = self._get('resjac')
         if address is None:
             return self._fallback.newton_batch(Q, T)
-        return _NUMBA['newton_batch'](
-            address, Q, T, self._p, self._dep, self._nc, self._tol,
-            self._step_tol, self._maxit)
+        out, status = _NUMBA['newton_batch'](address, Q, T, self._params,
+                                             self._ints)
+        n = self._n
+        return (np.ascontiguousarray(out[:, :n]), status,
+                out[:, n].astype(np.int64),
+                out[:, n + 1], out[:, n + 2])
 
     def rates(self, q, qd, qdd, t, second):
         address = self._get('rates')
         if address is None:
             return self._fallback.rates(q, qd, qdd, t, second)
-        out = np.empty(q.shape[0])
-        ratio = _NUMBA['rates'](address, q, qd, qdd, t, self._p, self._dep,
-                                self._ind, self._nc, second, out)
+        out = np.empty(self._n)
+        ratio = _NUMBA['rates'](address, q, qd, qdd, t, self._params,
+                                self._rate_ints, second, out)
         return out, ratio
 
     def rates_batch(self, Q, QD, QDD, T, second):
         address = self._get('rates')
         if address is None:
             return self._fallback.rates_batch(Q, QD, QDD, T, second)
-        return _NUMBA['rates_batch'](
-            address, Q, QD, QDD, T, self._p, self._dep, self._ind, self._nc,
-            second)
+        return _NUMBA['rates_batch'](address, Q, QD, QDD, T, self._params,
+                                     self._rate_ints, second)
 
 
 def _lstsq_batch(A, b):
@@ -1063,6 +1098,7 @@ class HolonomicConstraintSolver:
         self._constraints = tuple(exprs)
         self._coordinates = coordinates
         self._dependent = dependent
+        self._single = (n,)
         self._dep_index = tuple(coordinates.index(q) for q in dependent)
         self._ind_index = tuple(i for i in range(n)
                                 if i not in self._dep_index)
@@ -1326,7 +1362,7 @@ class HolonomicConstraintSolver:
 
     def _as_states(self, name, value, batch=None, check_finite=True):
         """Return ``value`` as a float array of shape (n,) or (m, n)."""
-        if (type(value) is np.ndarray and value.dtype == np.float64
+        if (type(value) is np.ndarray and value.dtype is _FLOAT64
                 and value.flags.c_contiguous):
             array = value  # fast path for calls inside an ODE right side
         else:
@@ -1455,7 +1491,9 @@ class HolonomicConstraintSolver:
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
            Kinematics", page 3 (Newton-Raphson) (seed 002).
         """
-        q = self._as_states('q', q, check_finite=False)
+        if not (type(q) is np.ndarray and q.shape == self._single
+                and q.dtype is _FLOAT64 and q.flags.c_contiguous):
+            q = self._as_states('q', q, check_finite=False)
         if q.ndim == 1:
             t = self._as_times(t, None)
             x, status, it, r, ratio = self._kernels.newton(q, t)
