@@ -685,6 +685,16 @@ def _lstsq_batch(A, b):
     return x, ratio
 
 
+def _ratio(J, known=None):
+    """Smallest/largest singular value of ``J`` (``known`` if given)."""
+    if known is not None:
+        return known
+    if J.size == 0:
+        return 1.0
+    s = np.linalg.svd(J, compute_uv=False)
+    return float(s[-1] / s[0]) if s[0] > 0 else 0.0
+
+
 class _NumPyKernels:
     """Vectorized NumPy back end: the batch is the last axis of every array
     inside the generated functions; rows iterate together."""
@@ -791,15 +801,23 @@ class _NumPyKernels:
                 return x, _NONFINITE, 0, r, 0.0
             it = 0
             while True:
-                dx, ratio = _lstsq_batch(jd.reshape(1, nc, nd), -phi[None])
-                dx, ratio = dx[0], float(ratio[0])
+                J = jd.reshape(nc, nd)
+                dx, ratio = None, None
+                if nc == nd:   # square: LU is cheaper than an SVD
+                    try:
+                        dx = np.linalg.solve(J, -phi)
+                    except np.linalg.LinAlgError:
+                        dx = None
+                if dx is None or not np.isfinite(dx).all():
+                    dx, ratio = _lstsq_batch(J[None], -phi[None])
+                    dx, ratio = dx[0], float(ratio[0])
                 step = float(np.max(np.abs(dx), initial=0.0))
                 scale = float(np.max(np.abs(x[dep]), initial=1.0))
                 if r <= tol and step <= step_tol * scale:
                     x[dep] += dx
-                    return x, _CONVERGED, it, r, ratio
+                    return x, _CONVERGED, it, r, _ratio(J, ratio)
                 if it >= maxit:
-                    return x, _MAX_ITERATIONS, it, r, ratio
+                    return x, _MAX_ITERATIONS, it, r, _ratio(J, ratio)
                 alpha = 1.0
                 if step > _MAX_STEP * scale:
                     alpha = _MAX_STEP * scale / step
@@ -813,7 +831,7 @@ class _NumPyKernels:
                         break
                     alpha *= 0.5
                 else:
-                    return x, _STALLED, it, r, ratio
+                    return x, _STALLED, it, r, _ratio(J, ratio)
                 it += 1
                 x = xt
                 phi, trial = trial, phi
@@ -869,7 +887,11 @@ class HolonomicConstraintSolver:
     search on ``|Phi|^2`` so that poor starting guesses still converge. A
     solve has converged when the largest residual is at most ``tolerance``
     and the Newton correction at the final point is at most
-    ``step_tolerance``. With more constraints than dependent coordinates
+    ``step_tolerance`` (relative to ``max(1, |q_dependent|)``); the first
+    trial step is limited to ``max(1, |q_dependent|)`` so that angles do
+    not jump by many turns. A converged configuration at which the
+    dependent columns of ``Phi_q`` are numerically singular (pivot ratio
+    below 1e-7: a toggle or locked position) is an error, not a result. With more constraints than dependent coordinates
     (a redundant set) each step is a least-squares (Gauss-Newton) step; a
     consistent redundant set still solves, and :meth:`analyze` names the
     redundant rows.
@@ -932,8 +954,8 @@ class HolonomicConstraintSolver:
     max_iterations : int, optional
         Newton iteration limit (default 50).
     step_tolerance : float, optional
-        Largest Newton correction accepted at the solution, in the units
-        of the coordinates (default 1e-10).
+        Largest Newton correction accepted at the solution, relative to
+        ``max(1, |q_dependent|)`` (default 1e-10).
     backend : {None, 'numba', 'numpy'}, optional
         Force a back end; ``None`` uses numba when it can be imported.
 
