@@ -109,7 +109,7 @@ class ConstraintSolverError(ValueError):
         self.iterations = iterations
         self.constraints = tuple(constraints)
         self.coordinates = tuple(coordinates)
-        self.rows = tuple(rows)
+        self.rows = tuple(int(i) for i in rows)
 
 
 class ConstraintAnalysis:
@@ -891,10 +891,11 @@ class HolonomicConstraintSolver:
     trial step is limited to ``max(1, |q_dependent|)`` so that angles do
     not jump by many turns. A converged configuration at which the
     dependent columns of ``Phi_q`` are numerically singular (pivot ratio
-    below 1e-7: a toggle or locked position) is an error, not a result. With more constraints than dependent coordinates
-    (a redundant set) each step is a least-squares (Gauss-Newton) step; a
-    consistent redundant set still solves, and :meth:`analyze` names the
-    redundant rows.
+    below 1e-7: a toggle or locked position) is an error, not a result.
+    With more constraints than dependent coordinates (a redundant set)
+    each step is a least-squares (Gauss-Newton) step; a consistent
+    redundant set still solves, and :meth:`analyze` names the redundant
+    rows.
 
     ``Phi``, ``Phi_q``, ``Phi_t`` and the acceleration right-hand side are
     derived once, here, and generated as numeric code with common
@@ -1949,7 +1950,8 @@ class HolonomicConstraintSolver:
     def _raise_singular(self, q, t, ratio, rows=(), residual=None,
                         iterations=None, prefix=''):
         coordinates, constraints, _ = self._singular_direction(q, t)
-        where = f' (batch rows {list(rows[:10])})' if len(rows) else ''
+        where = (f' (batch rows {[int(i) for i in rows[:10]]})' if len(rows)
+                 else '')
         reached = ('' if residual is None else
                    f' Largest residual {residual:.3g} (tolerance '
                    f'{self._tolerance:.3g}) after {iterations} iterations.')
@@ -1967,7 +1969,8 @@ class HolonomicConstraintSolver:
                                 ratio, rows=()):
         residual = float(residual)
         iterations = int(iterations)
-        where = f' (batch rows {list(rows[:10])})' if len(rows) else ''
+        where = (f' (batch rows {[int(i) for i in rows[:10]]})' if len(rows)
+                 else '')
         phi = self.residual(x, t) if np.isfinite(x).all() else None
         _, _, true_ratio = (self._singular_direction(x, t)
                             if phi is not None else ((), (), 1.0))
