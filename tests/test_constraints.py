@@ -300,10 +300,16 @@ def test_toggle_configuration_raises_a_clear_error(backend):
         sc.solve_positions([0.6, 1.3, 1.7])
     assert info.value.residual > 1e-3
     assert info.value.iterations >= 1
-    # at the toggle itself the velocities are undefined
+    # at the toggle itself the velocities are undefined and the analysis
+    # shows the dependent columns losing rank (the mechanism as a whole
+    # keeps rank 2: theta's column still counts)
     at_toggle = [np.pi/6, np.pi/2, 2*np.cos(np.pi/6)]
     with pytest.raises(ConstraintSolverError, match='singular'):
         sc.solve_velocities(at_toggle, [1.0, 0.0, 0.0])
+    analysis = sc.analyze(at_toggle)
+    assert analysis.dependent_rank == 1
+    assert (analysis.rank, analysis.mobility, analysis.redundancy) == (2, 1,
+                                                                       0)
     # the batch reports the failing row
     rows = np.array([[0.2, 0.3, 2.9], [0.6, 1.3, 1.7]])
     with pytest.raises(ConstraintSolverError) as info:
@@ -559,3 +565,17 @@ def test_code_numba_cannot_compile_falls_back_to_numpy_with_a_warning():
     with pytest.warns(RuntimeWarning, match='NumPy back end'):
         qd = s.solve_velocities(q, [1.0, 0.0])
     np.testing.assert_allclose(qd, [1.0, -0.75], atol=1e-12)
+
+
+def test_without_numba_the_numpy_back_end_is_chosen(monkeypatch):
+    """As if numba were not installed: backend=None falls back to NumPy and
+    backend='numba' is refused with a clear message."""
+    monkeypatch.setattr(constraints_module, '_numba', None)
+    loop = slider_crank_constraints(1, 3)
+    s = HolonomicConstraintSolver(loop, [theta, phi, x], [phi, x])
+    assert s.backend == 'numpy'
+    np.testing.assert_allclose(s.solve_positions([np.pi/2, 0.0, 3.0])[2],
+                               np.sqrt(8.0), atol=1e-12)
+    with pytest.raises(ValueError, match="needs numba"):
+        HolonomicConstraintSolver(loop, [theta, phi, x], [phi, x],
+                                  backend='numba')
