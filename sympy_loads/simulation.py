@@ -48,8 +48,13 @@ References
    friction in joints from the joint reactions, by relaxation.
 """
 
+import hashlib
+import importlib.util
 import math
 import numbers
+import os
+import sys
+import types
 import weakref
 from dataclasses import dataclass, field
 
@@ -306,7 +311,7 @@ class _NumericModel:
         self.holonomic = _lambdify(args, f_h)
         self.f_h = f_h
         self._outputs = {}
-        self._symbolic = (m_kin, f_kin, mass, forcing, k_nh, f_nh)
+        self._symbolic = (m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h)
         self._compiled = None
 
     def compiled(self):
@@ -363,82 +368,328 @@ class _NumericModel:
         return self._outputs[key]
 
 
-def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh):
-    """Python source of the two scalar kernels of the compiled path.
+# Numbers of the compiled path: status codes of the kernels (0 = success).
+_OK, _NEWTON_FAILED, _VELOCITY_SINGULAR, _MASS_SINGULAR = 0, 1, 2, 3
+# The compiled Newton iteration hands over to the HolonomicConstraintSolver
+# (damped, with its diagnostics) when the smallest/largest pivot ratio of
+# the dependent-coordinate Jacobian falls below this.
+_PIVOT_HANDOVER = 1e-6
 
-    ``velocity(t, q, u, c, s)`` returns ``u`` with the dependent speeds
-    solved from ``k_nh u + f_nh = 0``; ``eom(t, q, u, c, s)`` returns
-    ``(qdot, udot)`` from the kinematic and dynamic equations. Arguments
-    are float arrays in the fixed order of :class:`_NumericModel`.
+_SOLVE_SOURCE = '''
+@JIT
+def _solve(A, b, n):
+    """Solve A x = b (n x n) by Gaussian elimination with partial pivoting,
+    in place (x is left in b). Returns the ratio of the smallest to the
+    largest pivot, 0.0 if A is singular or not finite."""
+    if n == 0:
+        return 1.0
+    big = 0.0
+    small = math.inf
+    for k in range(n):
+        p = k
+        amax = abs(A[k, k])
+        for i in range(k + 1, n):
+            if abs(A[i, k]) > amax:
+                amax = abs(A[i, k])
+                p = i
+        if not (amax > 0.0) or amax == math.inf:
+            return 0.0
+        if p != k:
+            for j in range(n):
+                tmp = A[k, j]
+                A[k, j] = A[p, j]
+                A[p, j] = tmp
+            tmp = b[k]
+            b[k] = b[p]
+            b[p] = tmp
+        big = max(big, amax)
+        small = min(small, amax)
+        for i in range(k + 1, n):
+            factor = A[i, k] / A[k, k]
+            if factor != 0.0:
+                for j in range(k + 1, n):
+                    A[i, j] -= factor * A[k, j]
+                b[i] -= factor * b[k]
+    for i in range(n - 1, -1, -1):
+        total = b[i]
+        for j in range(i + 1, n):
+            total -= A[i, j] * b[j]
+        b[i] = total / A[i, i]
+    return small / big
+'''
+
+
+def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
+    """Python source (for numba) of the compiled right-hand side.
+
+    One module with, in the fixed argument order of :class:`_NumericModel`:
+
+    ``rhs(t, y, c, s, options, info) -> ydot``
+        the whole right-hand side of the integrator state ``y`` (the
+        layout of :meth:`_Problem.pack`): Newton-Raphson on the dependent
+        coordinates from the guess carried in ``y`` (``options`` =
+        ``[tolerance, step_tolerance, max_iterations]`` of the
+        :class:`HolonomicConstraintSolver`), dependent speeds from the
+        velocity constraints, ``qdot`` and ``udot`` from the kinematic and
+        dynamic equations; ``info[0]`` is a status code (nonzero: hand
+        over to the NumPy path, which reports the failure or recovers);
+    ``states(T, Y, c, S, options, out, status)``
+        the corrected ``[q, u, constraint residual, velocity residual]``
+        of every row of ``Y`` (the samples), into ``out``;
+    ``eom(t, q, u, c, s, info) -> [qdot, udot]``
+        the derivatives at a corrected state (used with joint friction).
+
+    Small dense solves are Gaussian elimination written out here: numba's
+    ``np.linalg.solve`` costs seconds of compile time and a LAPACK call
+    per solve, both more than these 2x2 .. 10x10 systems need.
     """
     from sympy.printing.pycode import PythonCodePrinter
     printer = PythonCodePrinter({'standard': 'python3',
                                  'fully_qualified_modules': True})
     groups = {'q': nm.q, 'u': nm.u, 'c': nm.constants,
               's': nm.specified + nm.friction}
-    plain, unpack = {}, []
+    plain = {_TIME: sm.Symbol('t')}
+    unpack = {}
     for name, symbols in groups.items():
         for i, symbol in enumerate(symbols):
             var = sm.Symbol(f'{name}_{i}_')
             plain[symbol] = var
-            unpack.append(f'    {var} = {name}[{i}]')
-    plain[_TIME] = sm.Symbol('t')
+            unpack[var] = f'    {var} = {name}[{i}]'
+    nq, nu = len(nm.q), len(nm.u)
+    dep_q, dep_u = [int(i) for i in nm.q_dep_idx], [int(i) for i in
+                                                     nm.u_dep_idx]
+    ind_u = [int(i) for i in nm.u_ind_idx]
+    nc, nd, ud = len(f_h), len(dep_q), len(dep_u)
+    partitioned = nm.has_config_constraints or nm.has_velocity_constraints
+    ny = nq + (len(ind_u) if partitioned else nu)
 
-    def block(matrices, names):
+    def function(name, arguments, matrices, targets):
+        """``def name(arguments)`` writing each matrix into its target
+        array (allocated by the caller), after cse."""
         matrices = [sm.Matrix(m).xreplace(plain) for m in matrices]
-        replacements, reduced = sm.cse(matrices, symbols=sm.numbered_symbols(
-            'x_'))
-        lines = [f'    {v} = {printer.doprint(e)}' for v, e in replacements]
-        for name, matrix in zip(names, reduced):
-            rows, cols = matrix.shape
-            if cols == 1:
-                lines.append(f'    {name} = np.empty({rows})')
-                lines += [f'    {name}[{i}] = {printer.doprint(matrix[i])}'
-                          for i in range(rows)]
-            else:
-                lines.append(f'    {name} = np.empty(({rows}, {cols}))')
-                lines += [f'    {name}[{i}, {j}] = '
-                          f'{printer.doprint(matrix[i, j])}'
-                          for i in range(rows) for j in range(cols)]
+        replacements, reduced = sm.cse(
+            matrices, symbols=sm.numbered_symbols('x_'))
+        body = [f'    {v} = {printer.doprint(e)}' for v, e in replacements]
+        for target, matrix in zip(targets, reduced):
+            for i in range(matrix.shape[0]):
+                for j in range(matrix.shape[1]):
+                    index = f'{i}' if matrix.shape[1] == 1 and \
+                        target.islower() else f'{i}, {j}'
+                    body.append(f'    {target}[{index}] = '
+                                f'{printer.doprint(matrix[i, j])}')
+        used = set().union(*[m.free_symbols for m in matrices])
+        lines = ['', '', '@JIT',
+                 f'def {name}({", ".join(arguments)}):']
+        lines += [line for var, line in unpack.items() if var in used]
+        lines += body + ['    return']
         return lines
 
-    head = '(t, q, u, c, s):'
-    velocity = ['def velocity' + head] + unpack
-    if nm.has_velocity_constraints:
-        ind, dep = list(nm.u_ind_idx), list(nm.u_dep_idx)
-        velocity += block([k_nh, f_nh], ['K', 'f'])
-        velocity += [f'    A = np.empty(({len(dep)}, {len(dep)}))',
-                     f'    b = np.empty({len(dep)})']
-        for i in range(len(dep)):
-            terms = ' + '.join([f'K[{i}, {j}]*u[{j}]' for j in ind]
+    lines = ['import math', '', 'import numba', 'import numpy as np', '',
+             'CACHE = True',
+             "JIT = numba.njit(cache=CACHE, error_model='numpy')", '',
+             '# entry points: compiled when the module is loaded, for',
+             '# contiguous arrays (the callers pass only those)',
+             "VECTOR_FUNCTION = ('f8[::1](f8, f8[::1], f8[::1], f8[::1], '",
+             "                   'f8[::1], i8[::1])')",
+             "BATCH_FUNCTION = ('void(f8[::1], f8[:, ::1], f8[::1], '",
+             "                  'f8[:, ::1], f8[::1], f8[:, ::1], i8[::1])')",
+             'def ENTRY(signature):',
+             "    return numba.njit(signature, cache=CACHE, "
+             "error_model='numpy')", '', _SOLVE_SOURCE]
+    # generated matrix functions: lower-case targets are vectors
+    lines += function('_eom_matrices', ['t', 'q', 'u', 'c', 's', 'MK', 'fk',
+                                        'M', 'f'],
+                      [m_kin, f_kin, mass, forcing], ['MK', 'fk', 'M', 'f'])
+    if ud:
+        lines += function('_velocity_matrices', ['t', 'q', 'u', 'c', 's',
+                                                 'K', 'f'],
+                          [k_nh, f_nh], ['K', 'f'])
+    if nc:
+        jac = f_h.jacobian([nm.q[i] for i in dep_q])
+        lines += function('_residual_jacobian', ['t', 'q', 'c', 'phi', 'J'],
+                          [f_h, jac], ['phi', 'J'])
+
+    # _correct: dependent coordinates (Newton) and speeds, in place
+    body = ['', '', '@JIT',
+            'def _correct(t, q, u, c, s, options):']
+    if nc:
+        body += [
+            f'    phi = np.empty({nc})',
+            f'    J = np.empty(({nc}, {nd}))',
+            f'    dx = np.empty({nd})',
+            '    iterations = 0',
+            '    while True:',
+            '        _residual_jacobian(t, q, c, phi, J)',
+            '        r = 0.0',
+            f'        for i in range({nc}):',
+            '            dx[i] = -phi[i]',
+            '            r = max(r, abs(phi[i]))',
+            '        if not r < math.inf:',
+            f'            return {_NEWTON_FAILED}',
+            f'        if _solve(J, dx, {nd}) < {_PIVOT_HANDOVER!r}:',
+            f'            return {_NEWTON_FAILED}',
+            '        step = 0.0',
+            '        scale = 1.0']
+        for k, j in enumerate(dep_q):
+            body += [f'        step = max(step, abs(dx[{k}]))',
+                     f'        scale = max(scale, abs(q[{j}]))',
+                     f'        q[{j}] += dx[{k}]']
+        body += [
+            '        if r <= options[0] and step <= options[1] * scale:',
+            '            break',
+            '        iterations += 1',
+            '        if iterations > options[2]:',
+            f'            return {_NEWTON_FAILED}']
+    if ud:
+        body += [f'    K = np.empty(({ud}, {nu}))', f'    f = np.empty({ud})',
+                 '    _velocity_matrices(t, q, u, c, s, K, f)',
+                 f'    A = np.empty(({ud}, {ud}))', f'    b = np.empty({ud})']
+        for i in range(ud):
+            terms = ' + '.join([f'K[{i}, {j}]*u[{j}]' for j in ind_u]
                                + [f'f[{i}]'])
-            velocity.append(f'    b[{i}] = -({terms})')
-            velocity += [f'    A[{i}, {k}] = K[{i}, {j}]'
-                         for k, j in enumerate(dep)]
-        velocity += ['    x = np.linalg.solve(A, b)', '    u = u.copy()']
-        velocity += [f'    u[{j}] = x[{k}]' for k, j in enumerate(dep)]
-    velocity.append('    return u')
-    eom = ['def eom' + head] + unpack
-    eom += block([m_kin, f_kin, mass, forcing], ['Mk', 'Fk', 'M', 'F'])
-    eom.append('    qdot = Fk' if nm.kinematics_is_identity
-               else '    qdot = np.linalg.solve(Mk, Fk)')
-    eom += ['    udot = np.linalg.solve(M, F)', '    return qdot, udot']
-    return 'import math\nimport numpy as np\n\n\n' + '\n'.join(
-        velocity) + '\n\n\n' + '\n'.join(eom) + '\n'
+            body.append(f'    b[{i}] = -({terms})')
+            body += [f'    A[{i}, {k}] = K[{i}, {j}]'
+                     for k, j in enumerate(dep_u)]
+        body += [f'    if _solve(A, b, {ud}) == 0.0:',
+                 f'        return {_VELOCITY_SINGULAR}']
+        body += [f'    u[{j}] = b[{k}]' for k, j in enumerate(dep_u)]
+    body.append(f'    return {_OK}')
+    lines += body
+
+    # _derivatives: qdot, udot into out[0:nq], out[nq:nq+nu]
+    lines += ['', '', '@JIT',
+              'def _derivatives(t, q, u, c, s, out):',
+              f'    MK = np.empty(({nq}, {nq}))', f'    fk = np.empty({nq})',
+              f'    M = np.empty(({nu}, {nu}))', f'    f = np.empty({nu})',
+              '    _eom_matrices(t, q, u, c, s, MK, fk, M, f)']
+    if not nm.kinematics_is_identity:
+        lines += [f'    if _solve(MK, fk, {nq}) == 0.0:',
+                  f'        return {_MASS_SINGULAR}']
+    lines += [f'    if _solve(M, f, {nu}) == 0.0:',
+              f'        return {_MASS_SINGULAR}',
+              f'    for i in range({nq}):', '        out[i] = fk[i]',
+              f'    for i in range({nu}):', f'        out[{nq} + i] = f[i]',
+              f'    return {_OK}']
+
+    # entry points
+    unpack_y = [f'    q = y[:{nq}].copy()']
+    if partitioned:
+        unpack_y += [f'    u = np.zeros({nu})']
+        unpack_y += [f'    u[{j}] = y[{nq + k}]' for k, j in enumerate(ind_u)]
+    else:
+        unpack_y += [f'    u = y[{nq}:].copy()']
+    lines += ['', '', '@ENTRY(VECTOR_FUNCTION)',
+              'def rhs(t, y, c, s, options, info):'] + unpack_y + [
+        '    status = _correct(t, q, u, c, s, options)',
+        f'    out = np.empty({nq + nu})',
+        '    if status == 0:',
+        '        status = _derivatives(t, q, u, c, s, out)',
+        '    info[0] = status']
+    if partitioned:
+        lines += [f'    ydot = np.empty({ny})', f'    ydot[:{nq}] = out[:{nq}]']
+        lines += [f'    ydot[{nq + k}] = out[{nq + j}]'
+                  for k, j in enumerate(ind_u)]
+        lines += ['    return ydot']
+    else:
+        lines += ['    return out']
+
+    lines += ['', '', '@ENTRY(BATCH_FUNCTION)',
+              'def states(T, Y, c, S, options, out, status):',
+              '    for row in range(T.shape[0]):', '        t = T[row]',
+              '        y = Y[row]', '        s = S[row]']
+    lines += ['    ' + line for line in unpack_y]
+    lines += ['        status[row] = _correct(t, q, u, c, s, options)',
+              f'        out[row, :{nq}] = q',
+              f'        out[row, {nq}:{nq + nu}] = u',
+              f'        out[row, {nq + nu}] = 0.0',
+              f'        out[row, {nq + nu + 1}] = 0.0']
+    if nc:
+        lines += [f'        phi = np.empty({nc})',
+                  f'        J = np.empty(({nc}, {nd}))',
+                  '        _residual_jacobian(t, q, c, phi, J)',
+                  f'        for i in range({nc}):',
+                  f'            out[row, {nq + nu}] = max(out[row, {nq + nu}],'
+                  f' abs(phi[i]))']
+    if ud:
+        lines += [f'        K = np.empty(({ud}, {nu}))',
+                  f'        f = np.empty({ud})',
+                  '        _velocity_matrices(t, q, u, c, s, K, f)',
+                  f'        for i in range({ud}):',
+                  '            total = f[i]',
+                  f'            for j in range({nu}):',
+                  '                total += K[i, j] * u[j]',
+                  f'            out[row, {nq + nu + 1}] = max('
+                  f'out[row, {nq + nu + 1}], abs(total))']
+    lines += ['    return']
+
+    lines += ['', '', '@ENTRY(VECTOR_FUNCTION)',
+              'def eom(t, q, u, c, s, info):',
+              f'    out = np.empty({nq + nu})',
+              '    info[0] = _derivatives(t, q, u, c, s, out)',
+              '    return out']
+    return '\n'.join(lines) + '\n'
+
+
+def _kernel_cache_dir():
+    """Directory for the generated kernel modules and numba's cache of
+    their machine code: ``$SYMPY_LOADS_CACHE_DIR``, else
+    ``$XDG_CACHE_HOME/sympy_loads`` or ``~/.cache/sympy_loads``; None (no
+    disk cache) when ``SYMPY_LOADS_CACHE_DIR`` is set to an empty string."""
+    path = os.environ.get('SYMPY_LOADS_CACHE_DIR')
+    if path is not None:
+        return path or None
+    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(
+        os.path.expanduser('~'), '.cache')
+    return os.path.join(base, 'sympy_loads')
+
+
+def _load_kernel_module(source):
+    """Import the generated ``source`` as a module.
+
+    numba can cache compiled machine code on disk only for functions
+    defined in a file, so the source is written to the kernel cache
+    directory under a name made from a hash of its text (and the numba
+    and NumPy versions) and imported from there with ``cache=True``: the
+    compile cost is paid once per model and machine. Without a writable
+    directory the source is executed in memory and compiled in every
+    process."""
+    import numba
+    directory = _kernel_cache_dir()
+    digest = hashlib.sha256('\n'.join(
+        [source, numba.__version__, np.__version__]).encode()).hexdigest()
+    name = f'sympy_loads_kernels_{digest[:24]}'
+    if directory is not None:
+        try:
+            os.makedirs(directory, exist_ok=True)
+            path = os.path.join(directory, name + '.py')
+            if not os.path.exists(path):
+                temporary = f'{path}.{os.getpid()}.tmp'
+                with open(temporary, 'w', encoding='utf-8') as file:
+                    file.write(source)
+                os.replace(temporary, path)
+            spec = importlib.util.spec_from_file_location(name, path)
+            module = importlib.util.module_from_spec(spec)
+            # numba's cached code refers to its module by name
+            sys.modules[name] = module
+            try:
+                spec.loader.exec_module(module)
+            except BaseException:
+                del sys.modules[name]
+                raise
+            return module
+        except (OSError, ImportError):
+            pass    # read-only or odd file system: compile in memory
+    module = types.ModuleType(name)
+    exec(compile(source.replace('CACHE = True', 'CACHE = False'),
+                 f'<{name}>', 'exec'), module.__dict__)
+    return module
 
 
 def _compile_kernels(nm, *matrices):
-    """Compile the kernels of :func:`_kernel_source` with numba (the
-    optional fast path; the lambdified NumPy functions are the fallback).
-    Returns ``(velocity, eom)`` after one test call each."""
-    import numba
-    source = _kernel_source(nm, *matrices)
-    namespace = {}
-    exec(compile(source, '<sympy_loads.simulation kernels>', 'exec'),
-         namespace)
-    velocity = numba.njit(namespace['velocity'])
-    eom = numba.njit(namespace['eom'])
-    return velocity, eom
+    """The compiled (numba) path: the module of :func:`_kernel_source`,
+    loaded by :func:`_load_kernel_module`. numba compiles each function on
+    its first call (or loads it from the disk cache)."""
+    return _load_kernel_module(_kernel_source(nm, *matrices))
 
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -621,6 +872,77 @@ class _Problem:
         self.partitioned = nm.has_config_constraints or \
             nm.has_velocity_constraints
         self.nq, self.nu = len(nm.q), len(nm.u)
+        self._info = np.zeros(1, dtype=np.int64)
+        self._c = np.ascontiguousarray(self.c, dtype=float)
+        if solver is not None:
+            self._options = np.array([solver.tolerance,
+                                      solver.step_tolerance,
+                                      solver.max_iterations], dtype=float)
+        else:
+            self._options = np.zeros(3)
+        # The whole right-hand side in one compiled call: without joint
+        # friction (an iteration around the kinematics and dynamics) and
+        # for a square constraint Jacobian (redundant constraints need the
+        # solver's least squares).
+        self.fused = self.kernels is not None and not self.n_friction and \
+            len(nm.f_h) == len(nm.q_dep_idx)
+
+    def fast_rhs(self):
+        """Return ``f(t, y)``: the right-hand side for the integrator.
+
+        With the compiled kernels, one call evaluates everything; any
+        nonzero status (Newton not converged in its plain iterations,
+        nearly singular Jacobian or mass matrix) repeats the evaluation on
+        the NumPy path, which recovers (damped Newton of the constraint
+        solver) or raises the :class:`SimulationError` with the details.
+        """
+        if not self.fused:
+            return self.rhs
+        kernel, c, options, info = (self.kernels.rhs, self._c, self._options,
+                                    self._info)
+        slow, functions, empty = self.rhs, self.spec_functions, np.zeros(0)
+
+        def rhs(t, y):
+            s = np.array([f(t) for f in functions], dtype=float) \
+                if functions else empty
+            try:
+                ydot = kernel(t, y, c, s, options, info)
+            except TypeError:   # not a contiguous float array
+                ydot = kernel(float(t), np.ascontiguousarray(y, dtype=float),
+                              c, s, options, info)
+            if info[0]:
+                return slow(t, y)
+            return ydot
+        return rhs
+
+    def samples(self, times, states):
+        """Return the corrected ``q, u`` and the configuration and
+        velocity constraint residuals at the integrator's samples
+        (``states`` has one column per sample, as ``solve_ivp``'s ``y``)."""
+        n = len(times)
+        if self.fused and n:
+            Y = np.ascontiguousarray(np.asarray(states, dtype=float).T)
+            T = np.ascontiguousarray(times, dtype=float)
+            S = np.array([self.specified(t) for t in T],
+                         dtype=float).reshape(n, len(self.spec_functions))
+            out = np.empty((n, self.nq + self.nu + 2))
+            status = np.zeros(n, dtype=np.int64)
+            self.kernels.states(T, Y, self._c, S, self._options, out, status)
+            q, u = out[:, :self.nq], out[:, self.nq:self.nq + self.nu]
+            for i in np.nonzero(status)[0]:    # NumPy path: recover/report
+                q[i], u[i] = self.full_state(times[i], Y[i])
+            residual, velocity = out[:, -2].copy(), out[:, -1].copy()
+            if status.any():
+                bad = np.nonzero(status)[0]
+                residual[bad], velocity[bad] = _residuals(
+                    self, times[bad], q[bad], u[bad])
+            return q.copy(), u.copy(), residual, velocity
+        q = np.empty((n, self.nq))
+        u = np.empty((n, self.nu))
+        for i in range(n):
+            q[i], u[i] = self.full_state(times[i], states[:, i])
+        residual, velocity = _residuals(self, times, q, u)
+        return q, u, residual, velocity
 
     # state layout: [q (all), u (all)] if not partitioned, else
     # [q (all; dependent entries only as Newton guesses), u_ind]
@@ -652,12 +974,6 @@ class _Problem:
         nm = self.nm
         if not nm.has_velocity_constraints:
             return u
-        if self.kernels is not None:
-            try:
-                return self.kernels[0](float(t), q, u, self.c,
-                                       np.asarray(s, dtype=float))
-            except np.linalg.LinAlgError:
-                pass    # the NumPy path below reports it
         k_nh, f_nh = nm.velocity_matrices(t, q, u, self.c, s)
         k_nh = np.asarray(k_nh, dtype=float)
         rhs = -(k_nh[:, nm.u_ind_idx] @ u[nm.u_ind_idx]
@@ -688,11 +1004,13 @@ class _Problem:
 
     def _solve_eom(self, t, q, u, s):
         if self.kernels is not None:
-            try:
-                return self.kernels[1](float(t), q, u, self.c,
-                                       np.asarray(s, dtype=float))
-            except np.linalg.LinAlgError:
-                pass    # the NumPy path below reports it
+            out = self.kernels.eom(
+                float(t), np.ascontiguousarray(q, dtype=float),
+                np.ascontiguousarray(u, dtype=float), self._c,
+                np.asarray(s, dtype=float), self._info)
+            if not self._info[0]:
+                return out[:self.nq], out[self.nq:]
+            # else: the NumPy path below reports the singular matrix
         m_kin, f_kin, mass, forcing = self.nm.eom(t, q, u, self.c, s)
         f_kin = np.asarray(f_kin, dtype=float).ravel()
         forcing = np.asarray(forcing, dtype=float).ravel()
@@ -1016,17 +1334,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
     y0 = problem.pack(q0, u0)
 
-    solution = solve_ivp(problem.rhs, (t0, t1), y0, method=method,
+    solution = solve_ivp(problem.fast_rhs(), (t0, t1), y0, method=method,
                          t_eval=t_eval, rtol=rtol, atol=atol,
                          max_step=max_step)
 
     times = solution.t
-    n = len(times)
-    q = np.empty((n, len(nm.q)))
-    u = np.empty((n, len(nm.u)))
-    for i in range(n):
-        q[i], u[i] = problem.full_state(times[i], solution.y[:, i])
-    residual, velocity_residual = _residuals(problem, times, q, u)
+    q, u, residual, velocity_residual = problem.samples(times, solution.y)
     values = _evaluate_outputs(problem, output_spec, times, q, u, c_all) \
         if output_spec else {}
     return SimulationResult(
