@@ -55,12 +55,13 @@ import numbers
 import os
 import sys
 import types
+import warnings
 import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sm
-from scipy.integrate import solve_ivp
+from scipy.integrate import ODEintWarning, odeint, solve_ivp
 from sympy.physics.mechanics import (KanesMethod, System, dynamicsymbols,
                                      find_dynamicsymbols, msubs)
 
@@ -693,6 +694,8 @@ def _compile_kernels(nm, *matrices):
 
 
 _CACHE = weakref.WeakKeyDictionary()
+# odeint's limit on internal steps per output interval (solve_ivp has none)
+_ODEINT_MAX_STEPS = 1_000_000
 
 
 def _numeric_model(kane, friction_symbols=()):
@@ -1334,9 +1337,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
     y0 = problem.pack(q0, u0)
 
-    solution = solve_ivp(problem.fast_rhs(), (t0, t1), y0, method=method,
-                         t_eval=t_eval, rtol=rtol, atol=atol,
-                         max_step=max_step)
+    solution = _integrate(problem.fast_rhs(), (t0, t1), y0, method=method,
+                          t_eval=t_eval, rtol=rtol, atol=atol,
+                          max_step=max_step)
 
     times = solution.t
     q, u, residual, velocity_residual = problem.samples(times, solution.y)
@@ -1352,6 +1355,44 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         u_names=tuple(str(s.name) for s in nm.u),
         coordinates=tuple(nm.q), speeds=tuple(nm.u),
         constants=tuple(constants_map.items()))
+
+
+def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step):
+    """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
+    with its stepping loop in Fortran), returning the fields of
+    ``solve_ivp``'s result that :func:`simulate` uses."""
+    if method != 'odeint':
+        return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
+                         rtol=rtol, atol=atol, max_step=max_step)
+    t0, t1 = t_span
+    if t_eval is None:
+        # odeint returns only requested times; the integrator's own steps
+        # come from the same LSODA driven step by step by solve_ivp
+        return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
+                         atol=atol, max_step=max_step)
+    prepend = not (t_eval.size and t_eval[0] == t0)
+    times = np.concatenate([[t0], t_eval]) if prepend else t_eval
+    hmax = 0.0 if math.isinf(max_step) else float(max_step)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ODEintWarning)
+        y, info = odeint(fun, y0, times, rtol=rtol, atol=atol, hmax=hmax,
+                         tfirst=True, full_output=True,
+                         mxstep=_ODEINT_MAX_STEPS)
+    success = info['message'] == 'Integration successful.'
+    reached = len(times)
+    if not success:
+        # rows after the failure are not solutions; tcur[k] is the time
+        # reached while computing row k + 1
+        direction = math.copysign(1.0, t1 - t0)
+        ok = (info['tcur'] - times[1:]) * direction >= 0
+        reached = 1 + int(np.argmin(ok)) if not ok.all() else len(times)
+    first = 1 if prepend else 0
+    return types.SimpleNamespace(
+        t=times[first:reached], y=y[first:reached].T, success=success,
+        status=0 if success else -1,
+        message=f"odeint (LSODA): {info['message']}",
+        nfev=int(info['nfe'][-1]) if len(info['nfe']) else 0,
+        njev=int(info['nje'][-1]) if len(info['nje']) else 0, nlu=0)
 
 
 def _residuals(problem, times, q, u):

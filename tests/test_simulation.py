@@ -304,12 +304,16 @@ def _sliding_block():
     return kane, x, v, f, m
 
 
-def test_joint_friction_fixed_point_gives_the_exact_deceleration():
+@pytest.mark.parametrize('backend', ['numpy', 'numba'])
+def test_joint_friction_fixed_point_gives_the_exact_deceleration(backend):
+    if backend == 'numba':
+        pytest.importorskip('numba')
     kane, x, v, f, m = _sliding_block()
     friction = _AccelerationDependentFriction(f, f0=3.0, alpha=0.5, m=2.0)
     t = np.linspace(0, 1, 11)
     res = simulate(kane, (0, 1), {x: 0.0, v: 5.0}, {m: 2.0}, t_eval=t,
-                   joint_friction=[friction], outputs={'f': f})
+                   joint_friction=[friction], outputs={'f': f},
+                   backend=backend)
     a = -3.0/(1 + 0.5)/2.0
     np.testing.assert_allclose(res.q[:, 0], 5.0*t + a*t**2/2, atol=1e-9)
     np.testing.assert_allclose(res.outputs['f'], 2.0, atol=1e-9)
@@ -356,11 +360,19 @@ def _circle_slider():
     return kane, x, y, ux, L, m
 
 
-def test_constraint_failure_during_integration_reports_time_and_state():
+@pytest.mark.parametrize('method, backend', [
+    ('DOP853', 'numpy'), ('odeint', 'numpy'), ('DOP853', 'numba')])
+def test_constraint_failure_during_integration_reports_time_and_state(
+        method, backend):
+    # with numba, the compiled Newton iteration hands the failing
+    # configuration over to the constraint solver, which reports it
+    if backend == 'numba':
+        pytest.importorskip('numba')
     kane, x, y, ux, L, m = _circle_slider()
     with pytest.raises(SimulationError, match=r'at t = ') as info:
         simulate(kane, (0, 5), {x: 0.0, y: 0.9, ux: 0.5}, {L: 1.0, m: 1.0},
-                 constraint_options={'backend': 'numpy'})
+                 constraint_options={'backend': 'numpy'}, method=method,
+                 backend=backend)
     error = info.value
     assert 0 < error.time < 5
     assert error.q is not None and len(error.q) == 2
@@ -452,3 +464,64 @@ def test_numba_backend_gives_the_numpy_trajectory():
     assert np.max(fast.constraint_residual) <= 1e-12
     with pytest.raises(ValueError, match='backend'):
         simulate(kane, backend='fortran', **call)
+
+
+def test_odeint_method_gives_the_solve_ivp_trajectory(fourbar):
+    # method='odeint' (LSODA, Fortran stepping loop) against the default
+    # DOP853 through solve_ivp, both far tighter than the comparison
+    ic = four_bar.initial_conditions(fourbar)
+    constants = four_bar.constants_of(fourbar)
+    t = np.linspace(0.5, 3, 26)     # t_eval need not start at t_span[0]
+    call = dict(t_eval=t, rtol=1e-10, atol=1e-12)
+    reference = simulate(fourbar.kane, (0, 3), ic, constants, **call)
+    res = simulate(fourbar.kane, (0, 3), ic, constants, method='odeint',
+                   **call)
+    assert res.success and 'odeint' in res.message
+    np.testing.assert_array_equal(res.t, t)
+    np.testing.assert_allclose(res.q, reference.q, atol=1e-7)
+    np.testing.assert_allclose(res.u, reference.u, atol=1e-7)
+    assert np.max(res.constraint_residual) <= 1e-9
+    assert res.nfev > 0
+    # without t_eval: the integrator's own steps, ending at t_span[1]
+    steps = simulate(fourbar.kane, (0, 1), ic, constants, method='odeint')
+    assert steps.success and steps.t[0] == 0 and steps.t[-1] == 1
+    assert np.all(np.diff(steps.t) > 0)
+    assert np.max(steps.constraint_residual) <= 1e-9
+
+
+@pytest.mark.filterwarnings('ignore:overflow:RuntimeWarning')
+def test_odeint_failure_keeps_only_the_samples_reached():
+    # x'' = x**2 with x(0) = 1, x'(0) = 2/sqrt(6): x = 6/(t - sqrt(6))**2
+    # blows up at t = sqrt(6) < 3, where odeint gives up
+    x, v = me.dynamicsymbols('x v')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x*N.x)
+    P.set_vel(N, v*N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, x**2*N.x)])
+    t = np.linspace(0, 3, 31)
+    blow_up = np.sqrt(6.0)
+    res = simulate(kane, (0, 3), {x: 1.0, v: 2/blow_up},
+                   {}, t_eval=t, method='odeint', max_step=0.05)
+    assert not res.success and res.status == -1
+    assert res.t[-1] < blow_up and len(res.t) < len(t)
+    exact = 6/(res.t - blow_up)**2
+    np.testing.assert_allclose(res.q[:, 0], exact, rtol=1e-5)
+
+
+def test_numba_backend_with_specified_inputs_and_disk_cache(monkeypatch,
+                                                           tmp_path):
+    pytest.importorskip('numba')
+    monkeypatch.setenv('SYMPY_LOADS_CACHE_DIR', str(tmp_path))
+    kane, (x, v, m, k, F) = spring_mass(specified_force=True)
+    call = dict(t_span=(0, 3), initial_conditions={x: 0.0, v: 0.0},
+                constants={m: 0.5, k: 2.0}, t_eval=np.linspace(0, 3, 31),
+                specified={F: lambda t: 1.5*np.sin(3.0*t)}, rtol=1e-10,
+                atol=1e-12)
+    plain = simulate(kane, **call)
+    fast = simulate(kane, backend='numba', **call)
+    np.testing.assert_allclose(fast.y, plain.y, atol=1e-11)
+    # the kernel module was written where SYMPY_LOADS_CACHE_DIR says
+    assert len(list(tmp_path.glob('sympy_loads_kernels_*.py'))) == 1
