@@ -25,17 +25,9 @@ from sympy.physics.vector import Vector
 
 from ._utils import (_check_type, _is_zero_vector, _set_once,
                      _sympify_scalar)
-from .friction import SIGN_METHODS, smooth_sign
+from .friction import _check_sign_method, smooth_sign
 
 __all__ = ['SpringDamperActuator', 'RotationalSpringDamperActuator']
-
-
-def _check_sign_method(sign_method):
-    if not isinstance(sign_method, str) or sign_method not in SIGN_METHODS:
-        raise ValueError(
-            f'sign_method must be one of {SIGN_METHODS}, got '
-            f'{sign_method!r}.')
-    return sign_method
 
 
 def _actuation_expression(actuation, position, rate, names):

@@ -30,7 +30,7 @@ from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
 from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
-from .friction import SIGN_METHODS, friction_magnitude, smooth_sign
+from .friction import _check_sign_method, friction_magnitude, smooth_sign
 
 __all__ = ['HuntCrossleyContact', 'damping_from_restitution',
            'hysteresis_factor', 'effective_restitution', 'hertz_stiffness',
@@ -493,7 +493,7 @@ class HuntCrossleyContact(ActuatorBase):
     friction_regularization : sympifiable, optional
         Regularization speed ``eps >= 0`` of the sign of the slip; default 0
         (exact Coulomb).
-    friction_method : str, optional
+    friction_sign_method : str, optional
         Smooth sign used when ``friction_regularization`` is not zero, one
         of ``'tanh'`` (default), ``'atan'``, ``'algebraic'``; see
         :func:`~sympy_loads.smooth_sign`.
@@ -509,7 +509,7 @@ class HuntCrossleyContact(ActuatorBase):
         If an argument has the wrong type.
     ValueError
         If a parameter has the wrong sign, ``normal`` is not a unit vector
-        or is not fixed in the plane's frame, or ``friction_method`` is
+        or is not fixed in the plane's frame, or ``friction_sign_method`` is
         unknown.
 
     References
@@ -528,11 +528,11 @@ class HuntCrossleyContact(ActuatorBase):
                  damping=0, exponent=sm.Rational(3, 2), radius=0,
                  friction_coefficient=0, plane_frame=None, sphere_frame=None,
                  clamped=True, friction_regularization=0,
-                 friction_method='tanh', static_coefficient=None,
+                 friction_sign_method='tanh', static_coefficient=None,
                  stribeck_speed=None):
         self._set_common(point, frame, stiffness, damping, exponent, radius,
                          friction_coefficient, sphere_frame, clamped,
-                         friction_regularization, friction_method,
+                         friction_regularization, friction_sign_method,
                          static_coefficient, stribeck_speed)
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
@@ -569,7 +569,7 @@ class HuntCrossleyContact(ActuatorBase):
                         exponent=sm.Rational(3, 2), friction_coefficient=0,
                         sphere_frame=None, other_sphere_frame=None,
                         clamped=True, friction_regularization=0,
-                        friction_method='tanh', static_coefficient=None,
+                        friction_sign_method='tanh', static_coefficient=None,
                         stribeck_speed=None):
         r"""Contact of the sphere at ``point`` with one at ``other_point``.
 
@@ -621,7 +621,7 @@ class HuntCrossleyContact(ActuatorBase):
         stiffness, damping, exponent, friction_coefficient : sympifiable
             As for the class; :func:`hertz_stiffness` takes
             ``other_radius`` for two spheres.
-        clamped, friction_regularization, friction_method
+        clamped, friction_regularization, friction_sign_method
             As for the class.
         static_coefficient, stribeck_speed
             As for the class.
@@ -636,7 +636,7 @@ class HuntCrossleyContact(ActuatorBase):
         self = cls.__new__(cls)
         self._set_common(point, frame, stiffness, damping, exponent, radius,
                          friction_coefficient, sphere_frame, clamped,
-                         friction_regularization, friction_method,
+                         friction_regularization, friction_sign_method,
                          static_coefficient, stribeck_speed)
         _check_type('other_point', other_point, Point)
         self._other_point = other_point
@@ -709,7 +709,7 @@ class HuntCrossleyContact(ActuatorBase):
 
     def _set_common(self, point, frame, stiffness, damping, exponent, radius,
                     friction_coefficient, sphere_frame, clamped,
-                    friction_regularization, friction_method,
+                    friction_regularization, friction_sign_method,
                     static_coefficient, stribeck_speed):
         _set_once(self, 'point', _check_type('point', point, Point))
         _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
@@ -730,11 +730,8 @@ class HuntCrossleyContact(ActuatorBase):
         _set_once(self, 'friction_regularization', _sympify_scalar(
             'friction_regularization', friction_regularization,
             nonnegative=True))
-        if friction_method not in SIGN_METHODS:
-            raise ValueError(
-                f'friction_method must be one of {SIGN_METHODS}, got '
-                f'{friction_method!r}.')
-        _set_once(self, 'friction_method', friction_method)
+        _set_once(self, 'friction_sign_method', _check_sign_method(
+            friction_sign_method, 'friction_sign_method'))
         if (static_coefficient is None) != (stribeck_speed is None):
             raise ValueError(
                 'static_coefficient and stribeck_speed go together: give '
@@ -800,7 +797,7 @@ class HuntCrossleyContact(ActuatorBase):
         vt = self._slip_velocity
         s = sm.sqrt(vt.dot(vt))
         sgn = smooth_sign(s, self.friction_regularization,
-                          self.friction_method)
+                          self.friction_sign_method)
         # sgn(s)/(s - sign(s) + 1) is sgn(s)/s for s > 0 and 0 at s = 0:
         # finite everywhere, with no Piecewise whose branches NumPy would
         # both evaluate.
@@ -859,9 +856,9 @@ class HuntCrossleyContact(ActuatorBase):
         lambda self: self._friction_regularization,
         lambda self, v: _set_once(self, 'friction_regularization', v),
         doc='Regularization speed of the slip sign (0: exact).')
-    friction_method = property(
-        lambda self: self._friction_method,
-        lambda self, v: _set_once(self, 'friction_method', v),
+    friction_sign_method = property(
+        lambda self: self._friction_sign_method,
+        lambda self, v: _set_once(self, 'friction_sign_method', v),
         doc='Smooth sign method for the slip.')
 
     static_coefficient = property(
@@ -948,7 +945,7 @@ class HuntCrossleyContact(ActuatorBase):
         defaults = dict(damping=0, exponent=sm.Rational(3, 2), radius=0,
                         friction_coefficient=0, plane_frame=None,
                         sphere_frame=None, clamped=True,
-                        friction_regularization=0, friction_method='tanh',
+                        friction_regularization=0, friction_sign_method='tanh',
                         static_coefficient=None, stribeck_speed=None)
         if self._kind == 'spheres':
             head = (f'{type(self).__name__}.between_spheres({self.point}, '
@@ -958,7 +955,7 @@ class HuntCrossleyContact(ActuatorBase):
                     f'stiffness={self.stiffness}')
             names = ['damping', 'exponent', 'friction_coefficient',
                      'sphere_frame', 'plane_frame', 'clamped',
-                     'friction_regularization', 'friction_method',
+                     'friction_regularization', 'friction_sign_method',
                      'static_coefficient', 'stribeck_speed']
             rename = {'plane_frame': 'other_sphere_frame'}
         else:
@@ -967,7 +964,7 @@ class HuntCrossleyContact(ActuatorBase):
                     f'stiffness={self.stiffness}')
             names = ['damping', 'exponent', 'radius', 'friction_coefficient',
                      'plane_frame', 'sphere_frame', 'clamped',
-                     'friction_regularization', 'friction_method',
+                     'friction_regularization', 'friction_sign_method',
                      'static_coefficient', 'stribeck_speed']
             rename = {}
         parts = [head]

@@ -64,6 +64,15 @@ __all__ = ['smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction'
 SIGN_METHODS = ('exact', 'tanh', 'atan', 'algebraic')
 
 
+def _check_sign_method(value, argname='sign_method'):
+    """Return ``value`` if it is one of :data:`SIGN_METHODS`, else raise
+    ``ValueError`` naming ``argname`` (the one check every module uses)."""
+    if not isinstance(value, str) or value not in SIGN_METHODS:
+        raise ValueError(
+            f'{argname} must be one of {SIGN_METHODS}, got {value!r}.')
+    return value
+
+
 def smooth_sign(x, regularization=0, method='tanh'):
     r"""Return the sign of ``x``, exact or regularized by a speed ``eps``.
 
@@ -127,9 +136,7 @@ def smooth_sign(x, regularization=0, method='tanh'):
     """
     x = _sympify_scalar('x', x)
     eps = _sympify_scalar('regularization', regularization, nonnegative=True)
-    if method not in SIGN_METHODS:
-        raise ValueError(
-            f'method must be one of {SIGN_METHODS}, got {method!r}.')
+    _check_sign_method(method, 'method')
     if method == 'exact' or eps == 0:
         return sm.sign(x)
     if method == 'tanh':
@@ -221,7 +228,7 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
     coefficient = _sympify_scalar('coefficient', coefficient,
                                   nonnegative=True)
     return -coefficient * normal_force * smooth_sign(
-        speed, regularization, sign_method)
+        speed, regularization, _check_sign_method(sign_method))
 
 
 def viscous_friction(speed, coefficient):
@@ -556,7 +563,8 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
     normal_force, mu_k, mu_s, v_s, delta, c_v = params
     s = speed if (mu_s is None or delta == 2) else sm.Abs(speed)
     level, _ = _magnitude(s, *params)
-    return (-level * smooth_sign(speed, regularization, sign_method)
+    return (-level * smooth_sign(speed, regularization,
+                                 _check_sign_method(sign_method))
             - c_v * speed)
 
 
@@ -650,10 +658,7 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
         normal_force, kinetic_coefficient, static_coefficient,
         stribeck_speed, exponent, viscous_coefficient)
     eps = _sympify_scalar('regularization', regularization, nonnegative=True)
-    if sign_method not in SIGN_METHODS:
-        raise ValueError(
-            f'sign_method must be one of {SIGN_METHODS}, got '
-            f'{sign_method!r}.')
+    _check_sign_method(sign_method)
     if slip_velocity == Vector(0):
         return Vector(0)
     s2 = slip_velocity.dot(slip_velocity)
@@ -810,11 +815,7 @@ class SlidingFriction(ActuatorBase):
             normal_force, **law)
         law['regularization'] = _sympify_scalar(
             'regularization', regularization, nonnegative=True)
-        if sign_method not in SIGN_METHODS:
-            raise ValueError(
-                f'sign_method must be one of {SIGN_METHODS}, got '
-                f'{sign_method!r}.')
-        law['sign_method'] = sign_method
+        law['sign_method'] = _check_sign_method(sign_method)
         _set_once(self, 'normal_force', normal_force)
         _set_once(self, 'law', law)
         if isinstance(surface, RigidBody):

@@ -43,7 +43,7 @@ from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import (_as_loads, _check_type, _lambdify, _set_once,
                      _sympify_scalar)
-from .friction import SIGN_METHODS, smooth_sign
+from .friction import _check_sign_method, smooth_sign
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
 
@@ -610,8 +610,10 @@ class JointFriction(ActuatorBase):
     regularization : sympifiable, optional
         Regularization speed of :func:`~sympy_loads.smooth_sign` (default 0:
         exact sign).
-    method : str, optional
-        ``method`` of :func:`~sympy_loads.smooth_sign` (default ``'tanh'``).
+    sign_method : str, optional
+        Smooth sign used when ``regularization`` is not zero: the
+        ``method`` of :func:`~sympy_loads.smooth_sign` (default
+        ``'tanh'``).
 
     Raises
     ======
@@ -621,7 +623,7 @@ class JointFriction(ActuatorBase):
         a scalar.
     ValueError
         If a parameter has the wrong sign, ``radius`` is missing or not
-        applicable, or ``method`` is unknown.
+        applicable, or ``sign_method`` is unknown.
 
     References
     ==========
@@ -634,7 +636,7 @@ class JointFriction(ActuatorBase):
 
     def __init__(self, joint, *, coefficient, radius=None, end_coefficient=0,
                  end_radius=0, alpha=1, preload=0, regularization=0,
-                 method='tanh'):
+                 sign_method='tanh'):
         kind = _joint_kind(joint)
         _set_once(self, 'joint', joint)
         self._kind = kind
@@ -669,10 +671,7 @@ class JointFriction(ActuatorBase):
                                                    nonnegative=True))
         _set_once(self, 'regularization', _sympify_scalar(
             'regularization', regularization, nonnegative=True))
-        if method not in SIGN_METHODS:
-            raise ValueError(f'method must be one of {SIGN_METHODS}, got '
-                             f'{method!r}.')
-        _set_once(self, 'method', method)
+        _set_once(self, 'sign_method', _check_sign_method(sign_method))
         name = joint.name
         if kind is PrismaticJoint:
             names = [f'F_{name}_friction']
@@ -697,8 +696,8 @@ class JointFriction(ActuatorBase):
                        doc='Preload normal force F_p.')
     regularization = property(lambda self: self._regularization,
                               doc='Regularization speed of the sign.')
-    method = property(lambda self: self._method,
-                      doc='Smooth-sign method.')
+    sign_method = property(lambda self: self._sign_method,
+                           doc='Smooth sign used for the speed.')
 
     @property
     def symbols(self):
@@ -711,16 +710,16 @@ class JointFriction(ActuatorBase):
         args = [str(self.joint), f'coefficient={self.coefficient}']
         defaults = [('radius', None), ('end_coefficient', 0),
                     ('end_radius', 0), ('alpha', 1), ('preload', 0),
-                    ('regularization', 0), ('method', 'tanh')]
+                    ('regularization', 0), ('sign_method', 'tanh')]
         for attr, default in defaults:
             value = getattr(self, attr)
             if value != default:
-                args.append(f'{attr}={value!r}' if attr == 'method'
+                args.append(f'{attr}={value!r}' if attr == 'sign_method'
                             else f'{attr}={value}')
         return f'{type(self).__name__}({", ".join(args)})'
 
     def _sign(self, speed):
-        return smooth_sign(speed, self.regularization, self.method)
+        return smooth_sign(speed, self.regularization, self.sign_method)
 
     def _axis(self):
         return self.joint.joint_axis.normalize()

@@ -129,7 +129,7 @@ class TestForceLaw:
                             ('algebraic', 1e-3)]:
             contact = _contact(s, friction_coefficient=s['mu'],
                                friction_regularization=eps,
-                               friction_method=method)
+                               friction_sign_method=method)
             args = (s['z'], s['ux'], s['uy'], s['uz'], s['k'], s['c'],
                     s['mu'])
             cases[method] = _lambdify(
@@ -384,13 +384,13 @@ class TestConstruction:
                                 radius=3, friction_coefficient=0.5,
                                 plane_frame=seed['N'], clamped=False,
                                 friction_regularization=0.1,
-                                friction_method='atan')
+                                friction_sign_method='atan')
         assert repr(c) == (
             "HuntCrossleyContact(P, O, N.z, N, stiffness=2, exponent=1, "
             "radius=3, friction_coefficient=0.500000000000000, "
             "plane_frame=N, clamped=False, "
             "friction_regularization=0.100000000000000, "
-            "friction_method='atan')")
+            "friction_sign_method='atan')")
 
     def test_attributes_are_immutable(self, seed):
         contact = _contact(seed)
@@ -408,7 +408,8 @@ class TestConstruction:
          'friction_coefficient'),
         (dict(friction_regularization=-1), ValueError,
          'friction_regularization'),
-        (dict(friction_method='sigmoid'), ValueError, 'friction_method'),
+        (dict(friction_sign_method='sigmoid'), ValueError,
+         'friction_sign_method'),
         (dict(clamped=1), TypeError, 'clamped'),
         (dict(plane_frame=3), TypeError, 'plane_frame'),
         (dict(sphere_frame='B'), TypeError, 'sphere_frame'),

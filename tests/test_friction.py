@@ -139,11 +139,24 @@ class TestArguments:
         (dict(static_coefficient=0.5, stribeck_speed=0), 'stribeck_speed'),
         (dict(static_coefficient=0.5, stribeck_speed=0.1, exponent=0),
          'exponent'),
-        (dict(sign_method='sigmoid'), 'method'),
+        (dict(sign_method='sigmoid'), 'sign_method'),
     ])
     def test_bad_values_raise_value_error(self, kwargs, match):
         with pytest.raises(ValueError, match=match):
             friction_law(v, **kwargs)
+
+    def test_every_law_names_its_sign_method_keyword(self):
+        # one keyword convention: the laws say sign_method, smooth_sign
+        # (whose argument is the sign itself) says method
+        for law in (lambda: coulomb_friction(v, 1, 1, sign_method='erf'),
+                    lambda: stribeck_friction(v, 1, 1, 2, 1,
+                                              sign_method='erf'),
+                    lambda: sliding_friction_force(
+                        v * ReferenceFrame('A').x, 1, sign_method='erf')):
+            with pytest.raises(ValueError, match="sign_method must be one"):
+                law()
+        with pytest.raises(ValueError, match="^method must be one"):
+            smooth_sign(v, 1, method='erf')
 
     @pytest.mark.parametrize('kwargs, match', [
         (dict(speed='fast'), 'speed'),

@@ -303,7 +303,7 @@ class TestJointFriction:
             Torque(j['pin'].parent.frame, T * sm.sign(u_p) * a_z)]
         pri = JointFriction(j['prismatic'], coefficient=mu,
                             regularization=sm.Rational(1, 10),
-                            method='algebraic')
+                            sign_method='algebraic')
         (f,) = pri.symbols
         v = j['prismatic'].speeds[0]
         a_x = j['prismatic'].parent.frame.x
@@ -413,7 +413,8 @@ class TestJointFriction:
         (dict(coefficient=1, radius=1, preload=-2), ValueError, 'preload'),
         (dict(coefficient=1, radius=1, regularization=-1), ValueError,
          'regularization'),
-        (dict(coefficient=1, radius=1, method='erf'), ValueError, 'method'),
+        (dict(coefficient=1, radius=1, sign_method='erf'), ValueError,
+         'sign_method'),
         (dict(coefficient=1, radius=1, alpha=0.5), ValueError, 'alpha'),
     ])
     def test_invalid_arguments(self, kwargs, error, match):
@@ -436,11 +437,11 @@ class TestJointFriction:
     def test_immutable_and_repr(self):
         j = self.joints()
         fr = JointFriction(j['pin'], coefficient=mu, radius=R, preload=2,
-                           regularization=0.1, method='atan')
+                           regularization=0.1, sign_method='atan')
         assert repr(fr) == (
             "JointFriction(PinJoint: p  parent: a  child: b, coefficient=mu, "
             "radius=R, preload=2, regularization=0.100000000000000, "
-            "method='atan')")
+            "sign_method='atan')")
         with pytest.raises(AttributeError):
             fr.coefficient = 2
         assert fr.alpha == 1 and fr.end_radius == 0

@@ -176,8 +176,8 @@ def pendulum_energy(res, values):
 
 
 @pytest.mark.parametrize('options', [
-    dict(regularization=0.05, method='tanh'),
-    dict(regularization=0.01, method='algebraic', preload=2.0),
+    dict(regularization=0.05, sign_method='tanh'),
+    dict(regularization=0.01, sign_method='algebraic', preload=2.0),
 ])
 def test_pin_friction_never_adds_energy(options):
     system, pin, (friction,) = compound_pendulum(
