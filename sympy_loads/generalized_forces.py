@@ -48,7 +48,7 @@ from collections.abc import Iterable
 
 import sympy as sm
 from sympy.physics.mechanics import (Force, Particle, Point, ReferenceFrame,
-                                     RigidBody, Torque, dynamicsymbols)
+                                     RigidBody, dynamicsymbols)
 from sympy.physics.vector import Vector
 from sympy.physics.vector.frame import CoordinateSym
 

@@ -74,7 +74,7 @@ def _single_impact(m, k, c, v0, n=1.5, radius=0.0):
                     args=p, method='DOP853', events=[separation, deepest],
                     rtol=1e-11, atol=[1e-12 * d_scale, 1e-12 * v0])
     assert sol.status == 1, sol.message   # ended at separation
-    t_out, (z_out, u_out) = sol.t_events[0][0], sol.y_events[0][0]
+    t_out, (_, u_out) = sol.t_events[0][0], sol.y_events[0][0]
     z_low = sol.y_events[1][0][0]
     d_max = radius - z_low
     f_max = force(z_low, 0.0, *p)
