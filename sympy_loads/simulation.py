@@ -579,7 +579,8 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
         '        status = _derivatives(t, q, u, c, s, out)',
         '    info[0] = status']
     if partitioned:
-        lines += [f'    ydot = np.empty({ny})', f'    ydot[:{nq}] = out[:{nq}]']
+        lines += [f'    ydot = np.empty({ny})',
+                  f'    ydot[:{nq}] = out[:{nq}]']
         lines += [f'    ydot[{nq + k}] = out[{nq + j}]'
                   for k, j in enumerate(ind_u)]
         lines += ['    return ydot']
@@ -1061,7 +1062,8 @@ class _Problem:
                 self.friction_values = f
                 return qdot, udot, f
         raise SimulationError(
-            f'the joint-friction iteration did not converge at t = {float(t):.10g} '
+            f'the joint-friction iteration did not converge at t = '
+            f'{float(t):.10g} '
             f'after {self.friction_max_iterations} iterations (last change '
             f'{change:.3g} > friction_tolerance = '
             f'{self.friction_tolerance:g}; {_format_state(self.nm.q, q)}; '
