@@ -162,3 +162,16 @@ def _kanes_holonomic_parts(kane):
     q_all = list(kane.q)
     q_ind = q_all[:len(q_all) - len(q_dep)]
     return q_ind, q_dep, constraints
+
+
+def _nonzero_norm(norm):
+    """Return ``norm + 1 - sign(norm)`` for a nonnegative ``norm``: equal to
+    ``norm`` when it is positive and 1 when it is zero.
+
+    Dividing a vector ``w`` (or a smooth sign of ``|w|``) by it gives the
+    direction ``w/|w|`` away from rest and 0, not 0/0, at rest, without a
+    ``Piecewise`` (which lambdify's NumPy code evaluates with
+    ``numpy.select``, some 20x slower per scalar call). Its derivative
+    contains ``DiracDelta(norm)``, which numeric printers do not know.
+    """
+    return norm + 1 - sm.sign(norm)

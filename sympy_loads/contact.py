@@ -29,7 +29,8 @@ from sympy.physics.mechanics import (Force, Particle, Point,
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
-from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
+from ._utils import (_check_type, _is_zero_vector, _nonzero_norm,
+                     _set_once, _sympify_scalar)
 from .friction import _check_sign_method, friction_magnitude, smooth_sign
 
 __all__ = ['HuntCrossleyContact', 'damping_from_restitution',
@@ -798,9 +799,7 @@ class HuntCrossleyContact(ActuatorBase):
         s = sm.sqrt(vt.dot(vt))
         sgn = smooth_sign(s, self.friction_regularization,
                           self.friction_sign_method)
-        # sgn(s)/(s - sign(s) + 1) is sgn(s)/s for s > 0 and 0 at s = 0:
-        # finite everywhere, with no Piecewise whose branches NumPy would
-        # both evaluate.
+        # sgn(s)/_nonzero_norm(s) is sgn(s)/s for s > 0 and 0 at s = 0.
         if self.static_coefficient is None:
             magnitude = mu * self._normal_force
         else:
@@ -808,7 +807,7 @@ class HuntCrossleyContact(ActuatorBase):
                 s, self._normal_force, kinetic_coefficient=mu,
                 static_coefficient=self.static_coefficient,
                 stribeck_speed=self.stribeck_speed)
-        self._friction_scale = -magnitude * sgn / (s - sm.sign(s) + 1)
+        self._friction_scale = -magnitude * sgn / _nonzero_norm(s)
         return self._friction_scale * vt
 
     # -- read-only constructor arguments ---------------------------------

@@ -41,8 +41,8 @@ from sympy.physics.mechanics.system import System
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
-from ._utils import (_as_loads, _check_type, _lambdify, _set_once,
-                     _sympify_scalar)
+from ._utils import (_as_loads, _check_type, _lambdify, _nonzero_norm,
+                     _set_once, _sympify_scalar)
 from .friction import _check_sign_method, smooth_sign
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
@@ -766,9 +766,8 @@ class JointFriction(ActuatorBase):
             # Abs: makes the norm known to be real, so that SymPy does not
             # try to prove tanh/atan of it real through as_real_imag (slow).
             norm = sm.sqrt(sm.Abs(sum(c**2 for c in wm)))
-            # s(|w|) w/|w|, with |w| + 1 - sign(|w|) in the denominator: it
-            # equals |w| except at rest, where the torque is 0 instead of 0/0.
-            direction = self._sign(norm) / (norm + 1 - sm.sign(norm))
+            # s(|w|) w/|w|, and 0 instead of 0/0 at rest
+            direction = self._sign(norm) / _nonzero_norm(norm)
             torque = -self._symbols[0] * direction * sum(
                 (c * e for c, e in zip(wm, ci)), Vector(0))
             loads += [Torque(j.child.frame, torque),
