@@ -4,6 +4,7 @@ Nothing here is public API. Every helper exists once; modules import it
 rather than copying it.
 """
 
+from collections import namedtuple
 from collections.abc import Iterable
 
 import sympy as sm
@@ -148,20 +149,41 @@ def _is_zero_vector(vector):
                for component in vector.to_matrix(frame))
 
 
-def _kanes_holonomic_parts(kane):
-    """Return ``(q_ind, q_dep, holonomic_constraints)`` of a ``KanesMethod``
-    as three lists.
+_KanesParts = namedtuple('_KanesParts', [
+    'frame', 'q_ind', 'q_dep', 'u_ind', 'u_dep', 'holonomic_constraints',
+    'k_nh', 'f_nh'])
 
-    SymPy 1.14's ``KanesMethod`` exposes ``q`` (independent coordinates
-    first, then dependent) but keeps the dependent coordinates and the
-    configuration constraints only in the private attributes ``_qdep`` and
-    ``_f_h``; this is the one place that reads them.
+
+def _kanes_parts(kane):
+    """Return the partition of a ``KanesMethod`` as a ``_KanesParts``
+    named tuple.
+
+    Fields: ``frame`` (the inertial frame); ``q_ind``, ``q_dep``, ``u_ind``,
+    ``u_dep`` (lists); ``holonomic_constraints`` (list of the configuration
+    constraint expressions, zero when satisfied); ``k_nh`` and ``f_nh``
+    (Matrices with the velocity constraints ``k_nh u + f_nh = 0``, shapes
+    ``(len(u_dep), len(u))`` and ``(len(u_dep), 1)``, empty without
+    dependent speeds).
+
+    SymPy 1.14's ``KanesMethod`` exposes ``q`` and ``u`` (independent first,
+    then dependent) but keeps the inertial frame, the dependent coordinates
+    and speeds and the constraints only in private attributes (``_inertial``,
+    ``_qdep``, ``_udep``, ``_f_h``, ``_k_nh``, ``_f_nh``); this is the one
+    place in the package that reads them.
     """
+    frame = kane._inertial                        # private in SymPy 1.14
     q_dep = list(kane._qdep)                      # private in SymPy 1.14
-    constraints = list(kane._f_h)                 # private in SymPy 1.14
-    q_all = list(kane.q)
-    q_ind = q_all[:len(q_all) - len(q_dep)]
-    return q_ind, q_dep, constraints
+    u_dep = list(kane._udep)                      # private in SymPy 1.14
+    holonomic = list(kane._f_h)                   # private in SymPy 1.14
+    q_all, u_all = list(kane.q), list(kane.u)
+    if u_dep:
+        k_nh = sm.Matrix(kane._k_nh)              # private in SymPy 1.14
+        f_nh = sm.Matrix(kane._f_nh)              # private in SymPy 1.14
+    else:
+        k_nh, f_nh = sm.zeros(0, len(u_all)), sm.zeros(0, 1)
+    return _KanesParts(frame, q_all[:len(q_all) - len(q_dep)], q_dep,
+                       u_all[:len(u_all) - len(u_dep)], u_dep, holonomic,
+                       k_nh, f_nh)
 
 
 def _nonzero_norm(norm):

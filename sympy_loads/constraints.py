@@ -37,7 +37,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
 from sympy.printing.numpy import NumPyPrinter
 
-from ._utils import _check_type, _kanes_holonomic_parts
+from ._utils import _check_type, _kanes_parts
 
 try:  # the compiled path is optional (extra "fast")
     import numba as _numba
@@ -1239,7 +1239,9 @@ class HolonomicConstraintSolver:
         """
         from sympy.physics.mechanics import KanesMethod
         _check_type('kane', kane, KanesMethod)
-        q_ind, q_dep, exprs = _kanes_holonomic_parts(kane)
+        parts = _kanes_parts(kane)
+        q_ind, q_dep = parts.q_ind, parts.q_dep
+        exprs = parts.holonomic_constraints
         if not exprs:
             raise ValueError('kane has no configuration constraints to '
                              'solve.')

@@ -41,8 +41,8 @@ from sympy.physics.mechanics.system import System
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
-from ._utils import (_as_loads, _check_type, _lambdify, _nonzero_norm,
-                     _set_once, _sympify_scalar)
+from ._utils import (_as_loads, _check_type, _kanes_parts, _lambdify,
+                     _nonzero_norm, _set_once, _sympify_scalar)
 from .friction import _check_sign_method, smooth_sign
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
@@ -68,24 +68,11 @@ def _joint_kind(joint):
         f'SphericalJoint, not {type(joint).__name__} {joint!r}.')
 
 
-def _kanes_inertial_frame(kane):
-    """Inertial frame of a ``KanesMethod``.
-
-    SymPy 1.14 keeps it only in the private attribute ``_inertial`` (there is
-    no public accessor); this is the one place it is read.
-    """
-    return kane._inertial
-
-
 def _dependent_speeds(model):
-    """Dependent speeds of a ``System`` or ``KanesMethod``.
-
-    ``KanesMethod`` keeps them only in the private attribute ``_udep`` in
-    SymPy 1.14; this is the one place it is read.
-    """
+    """Dependent speeds of a ``System`` or ``KanesMethod``."""
     if isinstance(model, System):
         return list(model.u_dep)
-    return list(getattr(model, '_udep', None) or [])
+    return _kanes_parts(model).u_dep
 
 
 def _model_parts(model, frame=None):
@@ -107,7 +94,7 @@ def _model_parts(model, frame=None):
                 _as_loads(loads), list(model.joints), q, u, qdot_map)
     if isinstance(model, KanesMethod):
         loads = model.loads if model.loads is not None else []
-        return (_kanes_inertial_frame(model) if frame is None else frame,
+        return (_kanes_parts(model).frame if frame is None else frame,
                 list(model.bodies or []), _as_loads(list(loads)), [],
                 list(model.q), list(model.u), dict(model.kindiffdict()))
     raise TypeError(
