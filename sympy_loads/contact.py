@@ -299,6 +299,16 @@ def effective_restitution(hysteresis_factor):
     return min(1.0, -math.expm1(-u) / chi)
 
 
+def _poisson_ratio(name, value):
+    """Sympify a Poisson's ratio; numeric values must be in (-1, 1/2]."""
+    nu = _sympify_scalar(name, value)
+    if nu.is_number and nu.is_real and not (-1 < nu <= sm.Rational(1, 2)):
+        raise ValueError(
+            f"{name} (Poisson's ratio) must satisfy -1 < {name} <= 1/2, "
+            f'got {nu}.')
+    return nu
+
+
 def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
                     other_radius=sm.oo, other_youngs_modulus=None,
                     other_poisson_ratio=None):
@@ -339,7 +349,9 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
     TypeError
         If an argument is not a scalar.
     ValueError
-        If a radius or modulus is not positive.
+        If a radius or modulus is not positive, or a numeric Poisson's
+        ratio is outside ``-1 < nu <= 1/2`` (the range of an isotropic
+        elastic material; ``nu = +-1`` would make ``E*`` infinite).
 
     References
     ==========
@@ -349,13 +361,13 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
     """
     r1 = _sympify_scalar('radius', radius, positive=True)
     e1 = _sympify_scalar('youngs_modulus', youngs_modulus, positive=True)
-    nu1 = _sympify_scalar('poisson_ratio', poisson_ratio)
+    nu1 = _poisson_ratio('poisson_ratio', poisson_ratio)
     r2 = sm.sympify(other_radius, strict=True)
     if r2 != sm.oo:   # oo (a plane) is not "positive" to SymPy
         r2 = _sympify_scalar('other_radius', other_radius, positive=True)
     e2 = e1 if other_youngs_modulus is None else _sympify_scalar(
         'other_youngs_modulus', other_youngs_modulus, positive=True)
-    nu2 = nu1 if other_poisson_ratio is None else _sympify_scalar(
+    nu2 = nu1 if other_poisson_ratio is None else _poisson_ratio(
         'other_poisson_ratio', other_poisson_ratio)
     e_star = 1 / ((1 - nu1**2) / e1 + (1 - nu2**2) / e2)
     r_star = r1 if r2 == sm.oo else 1 / (1 / r1 + 1 / r2)

@@ -18,7 +18,8 @@ References
 """
 
 from sympy import Matrix
-from sympy.physics.mechanics import (Force, Point, ReferenceFrame, Torque)
+from sympy.physics.mechanics import (Force, Point, ReferenceFrame, RigidBody,
+                                     Torque)
 from sympy.physics.vector import Vector
 
 from ._utils import _as_loads, _check_type, _is_zero_vector
@@ -197,6 +198,8 @@ class Couple(Torque):
     """
 
     def __new__(cls, frame, torque):
+        _check_type('frame', frame, (ReferenceFrame, RigidBody),
+                    'ReferenceFrame or RigidBody')
         if torque == 0:
             torque = Vector(0)
         _check_type('torque', torque, Vector)

@@ -241,7 +241,46 @@ class JointReaction:
     Examples
     ========
 
-    See :func:`joint_reactions`.
+    A block on a horizontal slider under gravity: the slider pushes it up
+    with ``m g`` (along the joint frame's first axis, ``block.y`` here), and
+    transmits nothing along the slider axis:
+
+    >>> import sympy as sm
+    >>> from sympy.physics.mechanics import PrismaticJoint, RigidBody, System
+    >>> from sympy_loads import joint_reactions
+    >>> m, g = sm.symbols('m g', positive=True)
+    >>> ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+    >>> slider = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+    >>> system = System.from_newtonian(ground)
+    >>> system.add_bodies(block); system.add_joints(slider)
+    >>> system.apply_uniform_gravity(-g * ground.y)
+    >>> reaction = joint_reactions(slider, system)
+    >>> reaction
+    JointReaction(PrismaticJoint: s  parent: ground  child: block, force_components=[g*m, 0, 0], torque_components=[0, 0, 0])
+    >>> reaction.axes
+    (block_frame.y, block_frame.z, block_frame.x)
+    >>> reaction.force
+    g*m*block_frame.y
+
+    Parameters
+    ==========
+
+    joint : Joint
+        The joint that transmits the reaction.
+    axes : tuple of three Vectors
+        Unit vectors of the joint frame, ``e_z`` along the joint axis.
+    force_components, torque_components : 3x1 Matrix
+        The reaction force and torque on the child along ``axes``.
+
+    Instances are made by :func:`joint_reactions`, which is where the
+    components come from.
+
+    References
+    ==========
+
+    .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+       Applications, McGraw-Hill, 1985, section 4.5 (bringing noncontributing
+       forces into evidence).
     """
 
     def __init__(self, joint, axes, force_components, torque_components):
@@ -286,7 +325,24 @@ class JointReaction:
     def to_loads(self):
         """Return the reaction as loads on the child (``Force`` at
         ``joint.child_point``, ``Torque`` on the child frame) and the equal
-        and opposite loads on the parent."""
+        and opposite loads on the parent.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy.physics.mechanics import (PrismaticJoint, RigidBody,
+        ...                                      System)
+        >>> from sympy_loads import joint_reactions
+        >>> m, g = sm.symbols('m g', positive=True)
+        >>> ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+        >>> slider = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+        >>> system = System.from_newtonian(ground)
+        >>> system.add_bodies(block); system.add_joints(slider)
+        >>> system.apply_uniform_gravity(-g * ground.y)
+        >>> joint_reactions(slider, system).to_loads()[:2]
+        [Force(point=block_masscenter, force=g*m*block_frame.y), Force(point=ground_masscenter, force=- g*m*block_frame.y)]
+        """
         j = self._joint
         force, torque = self.force, self.torque
         return [Force(j.child_point, force), Force(j.parent_point, -force),
@@ -713,7 +769,19 @@ class JointFriction(ActuatorBase):
 
     def relative_angular_velocity(self):
         """Angular velocity of the child interframe in the parent interframe
-        (a Vector in the joint speeds)."""
+        (a Vector in the joint speeds).
+
+        Examples
+        ========
+
+        >>> from sympy.physics.mechanics import PinJoint, RigidBody
+        >>> from sympy_loads import JointFriction
+        >>> a, b = RigidBody('a'), RigidBody('b')
+        >>> pin = PinJoint('p', a, b, joint_axis=a.z)
+        >>> JointFriction(pin, coefficient=0.1,
+        ...               radius=0.02).relative_angular_velocity()
+        u_p(t)*a_frame.z
+        """
         j = self.joint
         return j.child_interframe.ang_vel_in(j.parent_interframe)
 

@@ -372,6 +372,20 @@ def test_hertz_stiffness_of_steel_ball():
     assert float(k) == pytest.approx(1.538e10, rel=5e-4)
 
 
+@pytest.mark.parametrize('nu', [1, -1, 0.6])
+def test_hertz_stiffness_rejects_impossible_poisson_ratio(nu):
+    # nu = +-1 made E* = 1/0 (zoo); nu > 1/2 is no isotropic material
+    with pytest.raises(ValueError, match='poisson_ratio'):
+        hertz_stiffness(1, 1, nu)
+    with pytest.raises(ValueError, match='other_poisson_ratio'):
+        hertz_stiffness(1, 1, 0.3, other_poisson_ratio=nu)
+
+
+def test_hertz_stiffness_at_incompressible_limit():
+    # nu = 1/2, E = R = 1: E* = 1/(2 (1 - 1/4)) = 2/3, k = 4/3 * 2/3 = 8/9
+    assert hertz_stiffness(1, 1, sm.Rational(1, 2)) == sm.Rational(8, 9)
+
+
 # -- construction ------------------------------------------------------------
 
 class TestConstruction:

@@ -192,8 +192,28 @@ class TestCouple:
         with pytest.raises(TypeError):
             Couple(ReferenceFrame('N'), 3)
 
+    def test_bad_frame_type_names_the_argument(self):
+        with pytest.raises(TypeError, match='frame must be a ReferenceFrame'):
+            Couple('N', ReferenceFrame('N').z)
+
+    def test_couple_on_a_rigid_body_acts_on_its_frame(self):
+        body = RigidBody('B')
+        assert Couple(body, body.frame.z).frame is body.frame
+
 
 class TestReplacement:
+
+    def test_repr_mirrors_constructor_and_attributes_are_fixed(self):
+        N = ReferenceFrame('N')
+        O = Point('O')
+        P = O.locatenew('P', N.x)
+        replacement = Replacement([(P, 2 * N.y)], O, N)
+        assert repr(replacement) == (
+            'Replacement([Force(point=P, force=2*N.y)], O, N)')
+        # the moment about O of 2 N.y at N.x is 2 N.z
+        assert replacement.torque.vector == 2 * N.z
+        with pytest.raises(AttributeError):
+            replacement.point = P
 
     def test_to_matrix_is_seed_004_generalized_force(self):
         # A force F (global) at s' (local) on a body rotated by q: the torque

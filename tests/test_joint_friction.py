@@ -275,6 +275,22 @@ class TestJointReactions:
         # The parent takes the opposite force.
         assert r.to_loads()[0].force + r.to_loads()[1].force == 0
 
+    def test_reaction_repr_lists_its_components(self):
+        # a block on a horizontal slider: the slider carries its weight m g
+        ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+        slider = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+        system = System.from_newtonian(ground)
+        system.add_bodies(block)
+        system.add_joints(slider)
+        system.apply_uniform_gravity(-g * ground.y)
+        r = joint_reactions(slider, system)
+        assert repr(r) == (
+            f'JointReaction({slider}, force_components=[g*m, 0, 0], '
+            f'torque_components=[0, 0, 0])')
+        assert r.force == g * m * block.frame.y
+        with pytest.raises(AttributeError):
+            r.force_components = sm.zeros(3, 1)
+
     def test_bad_arguments(self):
         system, pin = pendulum()
         with pytest.raises(TypeError, match='joint must be'):
