@@ -238,6 +238,9 @@ class JointReaction:
     the axial torque of a pin joint, ...) are zero: an ideal joint does not
     transmit them.
 
+    Instances are made by :func:`joint_reactions`, which computes the
+    components.
+
     Examples
     ========
 
@@ -271,9 +274,6 @@ class JointReaction:
         Unit vectors of the joint frame, ``e_z`` along the joint axis.
     force_components, torque_components : 3x1 Matrix
         The reaction force and torque on the child along ``axes``.
-
-    Instances are made by :func:`joint_reactions`, which is where the
-    components come from.
 
     References
     ==========
