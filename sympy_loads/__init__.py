@@ -1,28 +1,29 @@
 """sympy_loads: loads, force systems, generalized forces and holonomic
 constraint solving for :mod:`sympy.physics.mechanics`.
 
-Each module adds its public names below; ``__all__`` is explicit.
+Modules are imported in dependency order (force systems, loads,
+generalized forces, constraints, simulation); ``__all__`` is explicit.
 """
 
+from .force_systems import (Couple, Replacement, are_equivalent, moment,
+                            resultant)
+from .friction import (SIGN_METHODS, SlidingFriction, coulomb_friction,
+                       friction_law, friction_magnitude,
+                       sliding_friction_force, smooth_sign,
+                       stribeck_friction, viscous_friction)
+from .actuators import (RotationalSpringDamperActuator,
+                        SpringDamperActuator)
 from .aerodynamics import AerodynamicDrag
+from .gravitation import GravitationalAttraction
 from .contact import (DAMPING_MODELS, HuntCrossleyContact,
                       damping_from_restitution, effective_restitution,
                       hertz_stiffness, hysteresis_factor)
-from .actuators import (RotationalSpringDamperActuator,
-                        SpringDamperActuator)
-from .force_systems import (Couple, Replacement, are_equivalent, moment,
-                            resultant)
-from .friction import (SIGN_METHODS, coulomb_friction, friction_law,
-                       friction_magnitude, sliding_friction_force,
-                       smooth_sign, stribeck_friction, viscous_friction,
-                       SlidingFriction)
-from .gravitation import GravitationalAttraction
-from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .generalized_forces import (generalized_active_forces,
                                  generalized_inertia_forces,
                                  is_noncontributing,
                                  nonholonomic_partial_velocities,
                                  partial_velocities)
+from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
 from .simulation import SimulationError, SimulationResult, simulate
