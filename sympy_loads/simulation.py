@@ -65,7 +65,7 @@ from scipy.integrate import ODEintWarning, odeint, solve_ivp
 from sympy.physics.mechanics import (KanesMethod, System, dynamicsymbols,
                                      find_dynamicsymbols, msubs)
 
-from ._utils import _lambdify
+from ._utils import _kanes_parts, _lambdify
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -191,27 +191,6 @@ def _max_or_zero(values):
 # ---------------------------------------------------------------------------
 # Reading the model
 
-def _kanes_partition(kane):
-    """Return ``(q_dep, u_dep, f_h, k_nh, f_nh)`` of a ``KanesMethod``.
-
-    KanesMethod keeps the dependent coordinates and speeds and the
-    constraint matrices only in private attributes (SymPy 1.14: ``_qdep``,
-    ``_udep``, ``_f_h``, ``_k_nh``, ``_f_nh``); this function is the one
-    place that reads them. The velocity constraints are
-    ``k_nh u + f_nh = 0``.
-    """
-    q_dep = list(kane._qdep)
-    u_dep = list(kane._udep)
-    f_h = sm.Matrix(kane._f_h) if len(kane._f_h) else sm.zeros(0, 1)
-    if len(u_dep):
-        k_nh = sm.Matrix(kane._k_nh)
-        f_nh = sm.Matrix(kane._f_nh)
-    else:
-        k_nh = sm.zeros(0, len(kane.u))
-        f_nh = sm.zeros(0, 1)
-    return q_dep, u_dep, f_h, k_nh, f_nh
-
-
 def _kanes_method_of(model):
     """Return the ``KanesMethod`` behind ``model`` (TypeError/ValueError)."""
     if isinstance(model, KanesMethod):
@@ -262,7 +241,11 @@ class _NumericModel:
         self.kane = kane
         self.q = list(kane.q)
         self.u = list(kane.u)
-        q_dep, u_dep, f_h, k_nh, f_nh = _kanes_partition(kane)
+        parts = _kanes_parts(kane)
+        q_dep, u_dep, k_nh, f_nh = (parts.q_dep, parts.u_dep, parts.k_nh,
+                                    parts.f_nh)
+        f_h = sm.Matrix(parts.holonomic_constraints) \
+            if parts.holonomic_constraints else sm.zeros(0, 1)
         self.q_dep_idx = np.array([self.q.index(s) for s in q_dep], int)
         self.u_dep_idx = np.array([self.u.index(s) for s in u_dep], int)
         self.q_ind_idx = np.array(
