@@ -8,6 +8,7 @@ from collections import namedtuple
 from collections.abc import Iterable
 
 import sympy as sm
+from sympy.core.logic import fuzzy_and
 from sympy.physics.mechanics import (Force, Particle, Point, ReferenceFrame,
                                      RigidBody, Torque)
 from sympy.physics.mechanics.body_base import BodyBase
@@ -186,14 +187,196 @@ def _kanes_parts(kane):
                        k_nh, f_nh)
 
 
+class _zero_indicator(sm.Function):
+    r"""``[x = 0]``: 1 where ``x`` is zero and 0 elsewhere, with derivative 0.
+
+    Used as a division guard: ``_nonzero_norm(s) = s + [s = 0]`` is ``s``
+    away from zero and 1 at zero. Away from ``x = 0`` the indicator is
+    constant, so 0 is its exact derivative there; at ``x = 0`` the
+    classical derivative does not exist (``d sign(x)/dx`` is
+    ``2 DiracDelta(x)``). 0 is the right value for a guard: wherever it is
+    used, the guarded quotient (e.g. ``w/|w|``) is multiplied by a factor
+    that vanishes where ``x`` does, so the derivative of the product does
+    not depend on it; and it keeps ``DiracDelta``, which numeric printers
+    cannot print, out of Jacobians and linearizations.
+
+    Every Python-family code printer (``lambdify`` with the NumPy, SciPy,
+    math or mpmath modules, ``pycode``, and the code generated for numba
+    and NumPy kernels) prints it as the elementwise comparison
+    ``1.0*((x) == 0)``; C and C++ print a conditional, LaTeX an Iverson
+    bracket. Numbers, and expressions known to be zero or nonzero,
+    evaluate.
+
+    >>> import sympy as sm
+    >>> from sympy_loads._utils import _zero_indicator
+    >>> x = sm.Symbol('x')
+    >>> _zero_indicator(0), _zero_indicator(2.5), _zero_indicator(x).diff(x)
+    (1, 0, 0)
+    >>> sm.pycode(_zero_indicator(x))
+    '(1.0*((x) == 0))'
+    """
+
+    @classmethod
+    def eval(cls, x):
+        if x.is_zero:
+            return sm.S.One
+        if x.is_zero is False:
+            return sm.S.Zero
+        return None
+
+    def fdiff(self, argindex=1):
+        return sm.S.Zero
+
+    def _eval_is_integer(self):
+        return True
+
+    def _eval_is_nonnegative(self):
+        return True
+
+    def _print_comparison(self, printer, *args, **kwargs):
+        return f'(1.0*(({printer._print(self.args[0])}) == 0))'
+
+    def _ccode(self, printer, *args, **kwargs):
+        return f'((({printer._print(self.args[0])}) == 0) ? 1.0 : 0.0)'
+
+    def _latex(self, printer, *args, **kwargs):
+        return rf'\left[{printer._print(self.args[0])} = 0\right]'
+
+    # printmethods of PythonCodePrinter (lambdify 'math'), the NumPy family
+    # (set per instance from the module name), mpmath and LambdaPrinter
+    _pythoncode = _numpycode = _scipycode = _cupycode = _jaxcode = \
+        _mpmathcode = _cmathcode = _lambdacode = _print_comparison
+    _cxxcode = _ccode
+
+
 def _nonzero_norm(norm):
-    """Return ``norm + 1 - sign(norm)`` for a nonnegative ``norm``: equal to
-    ``norm`` when it is positive and 1 when it is zero.
+    """Return ``norm + [norm = 0]`` (:class:`_zero_indicator`) for a
+    nonnegative ``norm``: equal to ``norm`` when it is positive and 1 when
+    it is zero.
 
     Dividing a vector ``w`` (or a smooth sign of ``|w|``) by it gives the
     direction ``w/|w|`` away from rest and 0, not 0/0, at rest, without a
     ``Piecewise`` (which lambdify's NumPy code evaluates with
-    ``numpy.select``, some 20x slower per scalar call). Its derivative
-    contains ``DiracDelta(norm)``, which numeric printers do not know.
+    ``numpy.select``, some 20x slower per scalar call) and with a
+    derivative free of ``DiracDelta``.
     """
-    return norm + 1 - sm.sign(norm)
+    return norm + _zero_indicator(norm)
+
+
+class euclidean_norm(sm.Function):
+    r"""Euclidean norm ``sqrt(x1**2 + x2**2 + ...)`` of real components,
+    with a derivative that is finite at the origin.
+
+    Explanation
+    ===========
+
+    The norm itself is continuous and zero at the origin, but its exact
+    derivative ``x_i / sqrt(x1**2 + ...)`` is 0/0 there when it is
+    evaluated numerically. ``euclidean_norm`` differentiates to
+
+    .. math:: \frac{\partial \|x\|}{\partial x_i} =
+              \frac{x_i}{\|x\| + [\|x\| = 0]}
+
+    where ``[.]`` is 1 when the condition holds and 0 otherwise
+    (``_zero_indicator``, printed numerically as an elementwise comparison;
+    no ``Piecewise``, no ``DiracDelta``). Away from the origin this is the exact derivative; at
+    the origin it is 0, the value of ``x_i/|x|`` times the vanishing factor
+    that always multiplies it in ``|x| x`` (whose derivative is continuous).
+    So a product such as ``euclidean_norm(u) * u``, and its time or
+    state derivative (e.g. in a linearization), evaluate to finite values
+    everywhere, without division by zero or warnings.
+
+    Numeric and code printers (lambdify, C, ...), LaTeX and pretty printing
+    show the norm as ``sqrt(x1**2 + ...)``; ``rewrite(sqrt)`` gives that form symbolically.
+    With a single nonzero component that is known to be real it evaluates
+    to ``Abs`` of it, so one-dimensional motion in real speeds reduces to
+    the familiar ``u*Abs(u)``. A component not known to be real (e.g. a
+    default ``dynamicsymbols``) stays ``euclidean_norm(u)``: SymPy
+    differentiates ``Abs`` of a possibly complex function into ``re`` and
+    ``im`` derivatives that do not evaluate, so a linearization would not
+    lambdify.
+
+    Examples
+    ========
+
+    >>> from sympy import symbols, sqrt, lambdify
+    >>> from sympy_loads.aerodynamics import euclidean_norm
+    >>> x, y = symbols('x y', real=True)
+    >>> euclidean_norm(3, 4)
+    5
+    >>> euclidean_norm(x, 0)
+    Abs(x)
+    >>> euclidean_norm(x, y).rewrite(sqrt)
+    sqrt(x**2 + y**2)
+    >>> f = lambdify((x, y), (euclidean_norm(x, y)*x).diff(x))
+    >>> float(f(0.0, 0.0)), float(f(3.0, 4.0))
+    (0.0, 6.8)
+
+    Parameters
+    ==========
+
+    *components : Expr
+        Real scalar components.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", section "Aerodynamic Drag" (the drag law that needs it).
+    """
+
+    @classmethod
+    def eval(cls, *components):
+        if not components:
+            raise TypeError('euclidean_norm needs at least one component.')
+        nonzero = [c for c in components if not c.is_zero]
+        if not nonzero:
+            return sm.S.Zero
+        if len(nonzero) == 1 and nonzero[0].is_extended_real:
+            return sm.Abs(nonzero[0])
+        if all(c.is_number for c in nonzero):
+            return sm.sqrt(sm.Add(*[c**2 for c in nonzero]))
+        if len(nonzero) < len(components):
+            return cls(*nonzero)
+        return None
+
+    def fdiff(self, argindex=1):
+        return self.args[argindex - 1] / _nonzero_norm(self)
+
+    def _eval_rewrite_as_sqrt(self, *components, **kwargs):
+        return sm.sqrt(sm.Add(*[c**2 for c in components]))
+
+    def _eval_is_extended_real(self):
+        return fuzzy_and(c.is_extended_real for c in self.args)
+
+    def _eval_is_extended_nonnegative(self):
+        return fuzzy_and(c.is_extended_real for c in self.args)
+
+    def _eval_is_finite(self):
+        return fuzzy_and(c.is_finite for c in self.args)
+
+    def _eval_simplify(self, **kwargs):
+        components = [sm.simplify(c, **kwargs) for c in self.args]
+        square = sm.simplify(sm.Add(*[c**2 for c in components]), **kwargs)
+        if square.is_number:
+            return sm.sqrt(square)
+        return self.func(*components)
+
+    def _eval_is_zero(self):
+        return fuzzy_and(c.is_zero for c in self.args)
+
+    def _print_as_sqrt(self, printer, *args, **kwargs):
+        return printer._print(self.rewrite(sm.sqrt), *args, **kwargs)
+
+
+# Code printers, LaTeX and pretty printing find a printing method on the
+# expression by the printer's ``printmethod`` name; every one prints the sqrt
+# form (str and repr keep the function's name).
+for _printmethod in ('_latex', '_pretty', '_lambdacode', '_pythoncode',
+                     '_numpycode', '_scipycode', '_cupycode', '_jaxcode', '_mpmathcode',
+                     '_numexprcode', '_ccode', '_cxxcode', '_fcode',
+                     '_octave', '_julia', '_javascript', '_rust_code',
+                     '_rcode', '_glsl', '_mcode', '_maple',
+                     '_tensorflowcode', '_torchcode', '_cmathcode'):
+    setattr(euclidean_norm, _printmethod, euclidean_norm._print_as_sqrt)
+del _printmethod

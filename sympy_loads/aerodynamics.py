@@ -21,128 +21,14 @@ References
 """
 
 import sympy as sm
-from sympy.core.logic import fuzzy_and
 from sympy.physics.mechanics import Force, Point, ReferenceFrame
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
-from ._utils import _check_type, _set_once, _sympify_scalar
+from ._utils import (_check_type, _set_once, _sympify_scalar,
+                     euclidean_norm)
 
 __all__ = ['AerodynamicDrag', 'euclidean_norm']
-
-
-class euclidean_norm(sm.Function):
-    r"""Euclidean norm ``sqrt(x1**2 + x2**2 + ...)`` of real components,
-    with a derivative that is finite at the origin.
-
-    Explanation
-    ===========
-
-    The norm itself is continuous and zero at the origin, but its exact
-    derivative ``x_i / sqrt(x1**2 + ...)`` is 0/0 there when it is
-    evaluated numerically. ``euclidean_norm`` differentiates to
-
-    .. math:: \frac{\partial \|x\|}{\partial x_i} =
-              \frac{x_i}{\|x\| + [\|x\| = 0]}
-
-    where ``[.]`` is 1 when the condition holds and 0 otherwise (a
-    ``Piecewise``). Away from the origin this is the exact derivative; at
-    the origin it is 0, the value of ``x_i/|x|`` times the vanishing factor
-    that always multiplies it in ``|x| x`` (whose derivative is continuous).
-    So a product such as ``euclidean_norm(u) * u``, and its time or
-    state derivative (e.g. in a linearization), evaluate to finite values
-    everywhere, without division by zero or warnings.
-
-    Numeric and code printers (lambdify, C, ...), LaTeX and pretty printing
-    show the norm as ``sqrt(x1**2 + ...)``; ``rewrite(sqrt)`` gives that form symbolically.
-    With a single nonzero component it evaluates to ``Abs`` of it, so
-    one-dimensional motion reduces to the familiar ``u*Abs(u)``.
-
-    Examples
-    ========
-
-    >>> from sympy import symbols, sqrt, lambdify
-    >>> from sympy_loads.aerodynamics import euclidean_norm
-    >>> x, y = symbols('x y', real=True)
-    >>> euclidean_norm(3, 4)
-    5
-    >>> euclidean_norm(x, 0)
-    Abs(x)
-    >>> euclidean_norm(x, y).rewrite(sqrt)
-    sqrt(x**2 + y**2)
-    >>> f = lambdify((x, y), (euclidean_norm(x, y)*x).diff(x))
-    >>> float(f(0.0, 0.0)), float(f(3.0, 4.0))
-    (0.0, 6.8)
-
-    Parameters
-    ==========
-
-    *components : Expr
-        Real scalar components.
-
-    References
-    ==========
-
-    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
-       Torque", section "Aerodynamic Drag" (the drag law that needs it).
-    """
-
-    @classmethod
-    def eval(cls, *components):
-        if not components:
-            raise TypeError('euclidean_norm needs at least one component.')
-        nonzero = [c for c in components if not c.is_zero]
-        if not nonzero:
-            return sm.S.Zero
-        if len(nonzero) == 1:
-            return sm.Abs(nonzero[0])
-        if all(c.is_number for c in nonzero):
-            return sm.sqrt(sm.Add(*[c**2 for c in nonzero]))
-        if len(nonzero) < len(components):
-            return cls(*nonzero)
-        return None
-
-    def fdiff(self, argindex=1):
-        indicator = sm.Piecewise((1, sm.Eq(self, 0)), (0, True))
-        return self.args[argindex - 1] / (self + indicator)
-
-    def _eval_rewrite_as_sqrt(self, *components, **kwargs):
-        return sm.sqrt(sm.Add(*[c**2 for c in components]))
-
-    def _eval_is_extended_real(self):
-        return fuzzy_and(c.is_extended_real for c in self.args)
-
-    def _eval_is_extended_nonnegative(self):
-        return fuzzy_and(c.is_extended_real for c in self.args)
-
-    def _eval_is_finite(self):
-        return fuzzy_and(c.is_finite for c in self.args)
-
-    def _eval_simplify(self, **kwargs):
-        components = [sm.simplify(c, **kwargs) for c in self.args]
-        square = sm.simplify(sm.Add(*[c**2 for c in components]), **kwargs)
-        if square.is_number:
-            return sm.sqrt(square)
-        return self.func(*components)
-
-    def _eval_is_zero(self):
-        return fuzzy_and(c.is_zero for c in self.args)
-
-    def _print_as_sqrt(self, printer, *args, **kwargs):
-        return printer._print(self.rewrite(sm.sqrt), *args, **kwargs)
-
-
-# Code printers, LaTeX and pretty printing find a printing method on the
-# expression by the printer's ``printmethod`` name; every one prints the sqrt
-# form (str and repr keep the function's name).
-for _printmethod in ('_latex', '_pretty', '_lambdacode', '_pythoncode',
-                     '_numpycode', '_scipycode', '_cupycode', '_jaxcode', '_mpmathcode',
-                     '_numexprcode', '_ccode', '_cxxcode', '_fcode',
-                     '_octave', '_julia', '_javascript', '_rust_code',
-                     '_rcode', '_glsl', '_mcode', '_maple',
-                     '_tensorflowcode', '_torchcode', '_cmathcode'):
-    setattr(euclidean_norm, _printmethod, euclidean_norm._print_as_sqrt)
-del _printmethod
 
 
 class AerodynamicDrag(ActuatorBase):

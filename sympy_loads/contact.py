@@ -29,9 +29,9 @@ from sympy.physics.mechanics import (Force, Particle, Point,
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
-from ._utils import (_check_type, _is_zero_vector, _nonzero_norm,
-                     _set_once, _sympify_scalar)
-from .friction import _check_sign_method, friction_magnitude, smooth_sign
+from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
+from .friction import (_check_sign_method, _sign_over_speed, _speed,
+                       friction_magnitude)
 
 __all__ = ['HuntCrossleyContact', 'damping_from_restitution',
            'hysteresis_factor', 'effective_restitution', 'hertz_stiffness',
@@ -422,8 +422,12 @@ class HuntCrossleyContact(ActuatorBase):
 
     with ``sgn`` the exact or regularized sign of
     :func:`~sympy_loads.smooth_sign`. It is coded as
-    ``sgn(s) v_t/(s - sign(s) + 1)`` with ``s = |v_t|``, which equals the
-    above for ``s > 0`` and is exactly zero, not NaN, at zero slip.
+    ``sgn(s) v_t/(s + [s = 0])`` with ``s = |v_t|`` (``[.]`` is 1 when the
+    condition holds, else 0), which equals the above for ``s > 0`` and is
+    exactly zero, not NaN, at zero slip; its derivatives are finite there
+    too (no ``DiracDelta``), so a lambdified Jacobian or linearization
+    evaluates at zero slip (see :func:`~sympy_loads.sliding_friction_force`
+    for the value at rest).
 
     ``to_loads()`` gives the force ``F = f n + F_t`` on ``point``; when
     ``sphere_frame`` is given the moment of F about P is added as a torque
@@ -808,10 +812,10 @@ class HuntCrossleyContact(ActuatorBase):
         if mu == 0 or not self._slip_velocity.args:
             return Vector(0)
         vt = self._slip_velocity
-        s = sm.sqrt(vt.dot(vt))
-        sgn = smooth_sign(s, self.friction_regularization,
-                          self.friction_sign_method)
-        # sgn(s)/_nonzero_norm(s) is sgn(s)/s for s > 0 and 0 at s = 0.
+        s = _speed(vt, self.frame)
+        # sgn(s)/s for s > 0, finite with its derivative at s = 0
+        direction = _sign_over_speed(s, self.friction_regularization,
+                                     self.friction_sign_method)
         if self.static_coefficient is None:
             magnitude = mu * self._normal_force
         else:
@@ -819,7 +823,7 @@ class HuntCrossleyContact(ActuatorBase):
                 s, self._normal_force, kinetic_coefficient=mu,
                 static_coefficient=self.static_coefficient,
                 stribeck_speed=self.stribeck_speed)
-        self._friction_scale = -magnitude * sgn / _nonzero_norm(s)
+        self._friction_scale = -magnitude * direction
         return self._friction_scale * vt
 
     # -- read-only constructor arguments ---------------------------------

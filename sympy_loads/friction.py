@@ -54,7 +54,8 @@ from sympy.physics.mechanics import (ActuatorBase, Force, Point,
                                      ReferenceFrame, RigidBody)
 from sympy.physics.vector import Vector
 
-from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
+from ._utils import (_check_type, _is_zero_vector, _nonzero_norm, _set_once,
+                     _sympify_scalar, _zero_indicator, euclidean_norm)
 
 __all__ = ['smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction',
            'stribeck_friction', 'friction_law', 'friction_magnitude',
@@ -568,6 +569,40 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
             - c_v * speed)
 
 
+def _sign_over_speed(s, eps, method):
+    """Return ``g(s)`` with ``g(s) v = sgn(s) v/s`` for a slip speed
+    ``s = |v|`` (a :class:`~sympy_loads._utils.euclidean_norm`), finite at
+    ``s = 0`` together with its derivative.
+
+    ``sgn(s)/(s + [s = 0]) + slope [s = 0]``: the indicator
+    (:func:`~sympy_loads._utils._zero_indicator`, derivative 0) guards the
+    division, and ``slope = sgn'(0)`` (``1/eps`` for ``'tanh'`` and
+    ``'algebraic'``, ``2/(pi eps)`` for ``'atan'``) is the limit of
+    ``sgn(s)/s`` at rest, so ``d(g(s) v)/dv`` at ``v = 0`` is the exact
+    ``slope * I``, the linearization about rest. The force ``g(s) v`` is
+    unchanged (``v = 0`` where the indicator is 1). The exact sign
+    (``eps = 0``) has no derivative at rest; it is written
+    ``(1 - [s = 0])/(s + [s = 0])`` (``sign(s)`` for ``s >= 0`` without
+    ``DiracDelta``), so the friction force contributes 0 to a Jacobian at
+    rest.
+    """
+    indicator = _zero_indicator(s)
+    if method == 'exact' or eps == 0:
+        return (1 - indicator) / _nonzero_norm(s)
+    if method == 'algebraic':
+        return 1 / sm.sqrt(s**2 + eps**2)
+    slope = 1 / eps if method == 'tanh' else 2 / (sm.pi * eps)
+    return smooth_sign(s, eps, method) / _nonzero_norm(s) + slope * indicator
+
+
+def _speed(vector, frame=None):
+    """``|vector|`` as a :class:`~sympy_loads._utils.euclidean_norm` of its
+    components in ``frame`` (default: the first frame it is written in);
+    its derivative is finite at rest, unlike that of ``sqrt(v . v)``."""
+    return euclidean_norm(*vector.to_matrix(
+        vector.args[0][1] if frame is None else frame))
+
+
 def _unit_vector(name, vector):
     """Return ``vector`` normalized (unchanged if its magnitude simplifies
     to 1); ``ValueError`` naming ``name`` if it is zero."""
@@ -599,15 +634,19 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
 
     - ``'algebraic'``: ``1 / sqrt(s**2 + eps**2)`` (no special case at all);
     - ``'tanh'``, ``'atan'``, ``'exact'``: ``sgn(s) / s*`` with
-      ``s* = s + Piecewise((1, s**2 = 0), (0, True))``; at zero slip ``v_t``
-      is the zero vector so the force is exactly zero there, and both
-      branches are constants, so NumPy evaluates it without warnings.
+      ``s* = s + [s = 0]`` (``[.]`` is 1 when the condition holds, else
+      0) and ``s = euclidean_norm(v_t)``; at zero slip ``v_t`` is the zero
+      vector so the force is exactly zero there, and NumPy evaluates it
+      without warnings. A term ``sgn'(0) [s = 0]`` (zero force, since
+      ``v_t = 0`` there) makes the Jacobian at zero slip the limit
+      ``-f(0) sgn'(0) I``.
 
     The force then opposes the slip direction in every direction of the
     plane, with no hand-derived signs (compare seed 000's per-component
-    ``-|v_x|/v_x mu F_z``, which is ``0/0`` at ``v_x = 0``). Where ``s* ``
-    switches branches the symbolic derivative is that of the branch, so
-    linearize about a sliding state or use ``'algebraic'``.
+    ``-|v_x|/v_x mu F_z``, which is ``0/0`` at ``v_x = 0``). The
+    derivatives (a Jacobian, ``KanesMethod.linearize``) contain no
+    ``Piecewise`` or ``DiracDelta`` and are finite everywhere; at zero slip
+    the exact sign, which has no derivative there, contributes 0.
 
     Examples
     ========
@@ -662,20 +701,14 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     if slip_velocity == Vector(0):
         return Vector(0)
     s2 = slip_velocity.dot(slip_velocity)
-    s = sm.sqrt(s2)
+    s = _speed(slip_velocity)
     c_v = params[-1]
-    level, _ = _magnitude(s, *params)  # sqrt(s2)**2 is s2: no sqrt left
+    # the law has only even powers of s for exponent 2: sqrt(s2)**2 is s2
+    level, _ = _magnitude(sm.sqrt(s2) if params[4] == 2 else s, *params)
     if sign_method == 'algebraic' and eps != 0:
         direction_factor = 1 / sm.sqrt(s2 + eps**2)
     else:
-        # s + 1 at s = 0, else s: both Piecewise branches are constants, so
-        # NumPy never evaluates 1/0 (a Piecewise((1, ...), (s, True)) in the
-        # denominator is rewritten by lambdify with 1/s inside a branch)
-        safe_s = s + sm.Piecewise((1, sm.Eq(s2, 0)), (0, True))
-        if sign_method == 'exact' or eps == 0:
-            direction_factor = 1 / safe_s
-        else:
-            direction_factor = smooth_sign(s, eps, sign_method) / safe_s
+        direction_factor = _sign_over_speed(s, eps, sign_method)
     return -level * direction_factor * slip_velocity - c_v * slip_velocity
 
 

@@ -42,8 +42,8 @@ from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import (_as_loads, _check_type, _kanes_parts, _lambdify,
-                     _nonzero_norm, _set_once, _sympify_scalar)
-from .friction import _check_sign_method, smooth_sign
+                     _set_once, _sympify_scalar, euclidean_norm)
+from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
 
@@ -818,11 +818,10 @@ class JointFriction(ActuatorBase):
             omega = self.relative_angular_velocity()
             ci = j.child_interframe
             wm = omega.to_matrix(ci)
-            # Abs: makes the norm known to be real, so that SymPy does not
-            # try to prove tanh/atan of it real through as_real_imag (slow).
-            norm = sm.sqrt(sm.Abs(sum(c**2 for c in wm)))
-            # s(|w|) w/|w|, and 0 instead of 0/0 at rest
-            direction = self._sign(norm) / _nonzero_norm(norm)
+            norm = euclidean_norm(*wm)
+            # s(|w|) w/|w|, finite (0) at rest with its derivative
+            direction = _sign_over_speed(norm, self.regularization,
+                                         self.sign_method)
             torque = -self._symbols[0] * direction * sum(
                 (c * e for c, e in zip(wm, ci)), Vector(0))
             loads += [Torque(j.child.frame, torque),
