@@ -37,6 +37,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
 from sympy.printing.numpy import NumPyPrinter
 
+from ._codegen import function_source, load_module
 from ._utils import _check_type, _kanes_parts
 
 try:  # the compiled path is optional (extra "fast")
@@ -224,27 +225,20 @@ class ConstraintAnalysis:
 
 def _generate_function(name, arguments, unpack, outputs):
     """Return the source of ``def name(arguments)`` that evaluates
-    ``outputs`` (pairs of target string and expression) after common
-    subexpression elimination. ``unpack`` are ``(local, source)`` lines."""
-    printer = NumPyPrinter({'strict': True})
-    targets = [(target, expr) for target, expr in outputs if expr != 0]
-    replacements, reduced = sm.cse([expr for _, expr in targets],
-                                   symbols=sm.numbered_symbols('_x'))
-    lines = [f'def {name}({", ".join(arguments)}):']
-    lines += [f'    {local} = {source}' for local, source in unpack]
-    lines += [f'    {symbol} = {printer.doprint(expr)}'
-              for symbol, expr in replacements]
-    lines += [f'    {target} = {printer.doprint(expr)}'
-              for (target, _), expr in zip(targets, reduced)]
-    lines.append('    return')
-    return '\n'.join(lines) + '\n'
+    ``outputs`` (pairs of target string and expression; zeros are not
+    written, the caller's arrays are zeroed) after common subexpression
+    elimination. ``unpack`` are ``(local, source)`` lines. Printed with
+    ``NumPyPrinter`` because the same function also runs on arrays."""
+    return function_source(name, arguments, unpack, outputs,
+                           NumPyPrinter({'strict': True}), skip_zeros=True)
 
 
 def _compile_source(source, name):
-    namespace = {'numpy': np}
-    exec(compile(source, f'<sympy_loads.constraints {name}>', 'exec'),
-         namespace)
-    return namespace[name]
+    """The function ``name`` of the generated ``source``, executed in
+    memory (numba compiles it into a C callback per solver)."""
+    module = load_module('import numpy\n\n\n' + source,
+                         f'sympy_loads_constraints_{name}', disk_cache=False)
+    return getattr(module, name)
 
 
 # ---------------------------------------------------------------------------
@@ -261,7 +255,14 @@ def _qr_solve_into(R, y, x, perm, v, rank_ratio):
     ``perm`` (int, columns) and ``v`` (rows) are workspace. Directions
     whose pivot is below ``rank_ratio`` times the first are dropped (basic
     solution). Returns the ratio of the last to the first pivot (0 when
-    rank deficient). Written for numba; no allocation."""
+    rank deficient). Written for numba; no allocation.
+
+    simulate()'s compiled right-hand side has its own small solve,
+    Gaussian elimination with partial pivoting (``_SOLVE_SOURCE`` in
+    simulation.py), on purpose: that one only meets square systems (mass
+    matrix, velocity constraints) where it costs about half this QR, while
+    this one must also solve redundant constraint sets (more rows than
+    dependent coordinates, rank deficient) in the least-squares sense."""
     m, k = R.shape
     for j in range(k):
         perm[j] = j

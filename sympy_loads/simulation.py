@@ -48,12 +48,8 @@ References
    friction in joints from the joint reactions, by relaxation.
 """
 
-import hashlib
-import importlib.util
 import math
 import numbers
-import os
-import sys
 import types
 import warnings
 import weakref
@@ -65,6 +61,7 @@ from scipy.integrate import ODEintWarning, odeint, solve_ivp
 from sympy.physics.mechanics import (KanesMethod, System, dynamicsymbols,
                                      find_dynamicsymbols, msubs)
 
+from ._codegen import function_source, load_module
 from ._utils import _kanes_parts, _lambdify
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
@@ -364,7 +361,13 @@ _SOLVE_SOURCE = '''
 def _solve(A, b, n):
     """Solve A x = b (n x n) by Gaussian elimination with partial pivoting,
     in place (x is left in b). Returns the ratio of the smallest to the
-    largest pivot, 0.0 if A is singular or not finite."""
+    largest pivot, 0.0 if A is singular or not finite.
+
+    Not constraints._qr_solve_into on purpose: every system solved here is
+    square (mass matrix, velocity constraints, a square constraint
+    Jacobian; redundant constraint sets take the solver's path), and
+    elimination costs about half of a pivoted QR. It is part of the
+    generated source so that the disk cache key covers it."""
     if n == 0:
         return 1.0
     big = 0.0
@@ -433,12 +436,12 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
     groups = {'q': nm.q, 'u': nm.u, 'c': nm.constants,
               's': nm.specified + nm.friction}
     plain = {_TIME: sm.Symbol('t')}
-    unpack = {}
+    unpack = []
     for name, symbols in groups.items():
         for i, symbol in enumerate(symbols):
             var = sm.Symbol(f'{name}_{i}_')
             plain[symbol] = var
-            unpack[var] = f'    {var} = {name}[{i}]'
+            unpack.append((var, f'{name}[{i}]'))
     nq, nu = len(nm.q), len(nm.u)
     dep_q, dep_u = [int(i) for i in nm.q_dep_idx], [int(i) for i in
                                                      nm.u_dep_idx]
@@ -449,24 +452,19 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
 
     def function(name, arguments, matrices, targets):
         """``def name(arguments)`` writing each matrix into its target
-        array (allocated by the caller), after cse."""
-        matrices = [sm.Matrix(m).xreplace(plain) for m in matrices]
-        replacements, reduced = sm.cse(
-            matrices, symbols=sm.numbered_symbols('x_'))
-        body = [f'    {v} = {printer.doprint(e)}' for v, e in replacements]
-        for target, matrix in zip(targets, reduced):
+        array (allocated by the caller; lower-case targets are vectors),
+        after cse."""
+        outputs = []
+        for target, matrix in zip(targets, matrices):
+            matrix = sm.Matrix(matrix).xreplace(plain)
             for i in range(matrix.shape[0]):
                 for j in range(matrix.shape[1]):
                     index = f'{i}' if matrix.shape[1] == 1 and \
                         target.islower() else f'{i}, {j}'
-                    body.append(f'    {target}[{index}] = '
-                                f'{printer.doprint(matrix[i, j])}')
-        used = set().union(*[m.free_symbols for m in matrices])
-        lines = ['', '', '@JIT',
-                 f'def {name}({", ".join(arguments)}):']
-        lines += [line for var, line in unpack.items() if var in used]
-        lines += body + ['    return']
-        return lines
+                    outputs.append((f'{target}[{index}]', matrix[i, j]))
+        return ['', ''] + function_source(
+            name, arguments, unpack, outputs, printer,
+            decorator='@JIT').splitlines()
 
     lines = ['import math', '', 'import numba', 'import numpy as np', '',
              'CACHE = True',
@@ -607,66 +605,16 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
     return '\n'.join(lines) + '\n'
 
 
-def _kernel_cache_dir():
-    """Directory for the generated kernel modules and numba's cache of
-    their machine code: ``$SYMPY_LOADS_CACHE_DIR``, else
-    ``$XDG_CACHE_HOME/sympy_loads`` or ``~/.cache/sympy_loads``; None (no
-    disk cache) when ``SYMPY_LOADS_CACHE_DIR`` is set to an empty string."""
-    path = os.environ.get('SYMPY_LOADS_CACHE_DIR')
-    if path is not None:
-        return path or None
-    base = os.environ.get('XDG_CACHE_HOME') or os.path.join(
-        os.path.expanduser('~'), '.cache')
-    return os.path.join(base, 'sympy_loads')
-
-
-def _load_kernel_module(source):
-    """Import the generated ``source`` as a module.
-
-    numba can cache compiled machine code on disk only for functions
-    defined in a file, so the source is written to the kernel cache
-    directory under a name made from a hash of its text (and the numba
-    and NumPy versions) and imported from there with ``cache=True``: the
-    compile cost is paid once per model and machine. Without a writable
-    directory the source is executed in memory and compiled in every
-    process."""
-    import numba
-    directory = _kernel_cache_dir()
-    digest = hashlib.sha256('\n'.join(
-        [source, numba.__version__, np.__version__]).encode()).hexdigest()
-    name = f'sympy_loads_kernels_{digest[:24]}'
-    if directory is not None:
-        try:
-            os.makedirs(directory, exist_ok=True)
-            path = os.path.join(directory, name + '.py')
-            if not os.path.exists(path):
-                temporary = f'{path}.{os.getpid()}.tmp'
-                with open(temporary, 'w', encoding='utf-8') as file:
-                    file.write(source)
-                os.replace(temporary, path)
-            spec = importlib.util.spec_from_file_location(name, path)
-            module = importlib.util.module_from_spec(spec)
-            # numba's cached code refers to its module by name
-            sys.modules[name] = module
-            try:
-                spec.loader.exec_module(module)
-            except BaseException:
-                del sys.modules[name]
-                raise
-            return module
-        except (OSError, ImportError):
-            pass    # read-only or odd file system: compile in memory
-    module = types.ModuleType(name)
-    exec(compile(source.replace('CACHE = True', 'CACHE = False'),
-                 f'<{name}>', 'exec'), module.__dict__)
-    return module
-
-
 def _compile_kernels(nm, *matrices):
     """The compiled (numba) path: the module of :func:`_kernel_source`,
-    loaded by :func:`_load_kernel_module`. numba compiles each function on
-    its first call (or loads it from the disk cache)."""
-    return _load_kernel_module(_kernel_source(nm, *matrices))
+    written to the kernel cache directory (``$SYMPY_LOADS_CACHE_DIR``) and
+    imported from there by :func:`._codegen.load_module`, so that numba's
+    ``cache=True`` compiles it once per model and machine. numba compiles
+    each function on its first call (or loads it from the disk cache)."""
+    import numba
+    return load_module(_kernel_source(nm, *matrices), 'sympy_loads_kernels',
+                       disk_cache=True,
+                       versions=(numba.__version__, np.__version__))
 
 
 _CACHE = weakref.WeakKeyDictionary()
