@@ -492,3 +492,42 @@ def test_stribeck_friction_magnitude(seed):
     with np.errstate(all='raise'):
         assert np.allclose(np.array(f0(-0.01, 0.0, 0.0), float),
                            [0, 0, f])
+
+
+@pytest.mark.parametrize('options', [
+    dict(friction_regularization=0.01),
+    dict(friction_regularization=0.01, friction_sign_method='atan',
+         static_coefficient=0.6, stribeck_speed=0.05),
+    dict()])
+def test_friction_force_and_jacobian_finite_at_zero_slip(seed, options):
+    """Force and Jacobian w.r.t. (x, y, z, u_x, u_y, u_z) lambdify (NumPy)
+    and are finite, without warnings, at exactly zero slip while penetrating
+    and at a sliding state, where the Jacobian matches central finite
+    differences (step 1e-7, abs. tolerance 1e-4 on entries up to ~1e5)."""
+    s = seed
+    contact = _contact(s, friction_coefficient=0.4, **options)
+    states = [s['x'], s['y'], s['z'], s['ux'], s['uy'], s['uz']]
+    # plain symbols: SymPy 1.14 leaves d Abs(z(t))/d z(t) (penetration and
+    # clamp) as an unevaluated Derivative(z(t), z(t))
+    variables = sm.symbols('x y z u_x u_y u_z', real=True)
+    force = contact.to_loads()[0].vector.to_matrix(s['N']).xreplace(
+        dict(zip(states, variables))).subs({s['k']: 1e4, s['c']: 10.0})
+    J_sym = force.jacobian(variables)
+    assert not J_sym.has(sm.DiracDelta, sm.Derivative)
+    f = _lambdify([variables], force)
+    jac = _lambdify([variables], J_sym)
+    h = 1e-7
+    for state in ([0.1, 0.2, -0.01, 0.0, 0.0, -0.3],
+                  [0.1, 0.2, -0.01, 0.2, -0.1, -0.3]):
+        x0 = np.array(state)
+        with np.errstate(all='raise'):
+            J = np.asarray(jac(x0), dtype=float)
+            fd = np.column_stack([
+                (np.asarray(f(x0 + h * e), dtype=float)
+                 - np.asarray(f(x0 - h * e), dtype=float)).ravel() / (2 * h)
+                for e in np.eye(6)])
+        assert np.all(np.isfinite(J))
+        if not options and state[3] == 0:
+            # exact Coulomb: no derivative w.r.t. the slip at rest
+            fd[:2, 3:5] = J[:2, 3:5] = 0
+        np.testing.assert_allclose(J, fd, rtol=0, atol=1e-4)

@@ -386,3 +386,135 @@ class TestSlidingFriction:
 
 
 N_ = N  # the normal force symbol, under a name that does not clash
+
+
+# -- Jacobians at zero slip (no DiracDelta, no Piecewise, no NaN) ------------
+
+def _jacobian_check(force, variables, point, fd_tol, step=1e-6):
+    """Lambdify ``force`` (a column Matrix) and its Jacobian, evaluate both
+    at ``point`` with warnings as errors, compare the Jacobian with central
+    finite differences of the force (absolute tolerance ``fd_tol``) and
+    return it."""
+    f = sm.lambdify([variables], force, modules='numpy', cse=True)
+    jac = sm.lambdify([variables], force.jacobian(variables),
+                      modules='numpy', cse=True)
+    x = np.array(point, dtype=float)
+    with np.errstate(all='raise'):
+        value = np.asarray(f(x), dtype=float)
+        J = np.asarray(jac(x), dtype=float)
+        fd = np.column_stack([
+            (np.asarray(f(x + step * e), dtype=float)
+             - np.asarray(f(x - step * e), dtype=float)).ravel() / (2 * step)
+            for e in np.eye(len(x))])
+    assert np.all(np.isfinite(value)) and np.all(np.isfinite(J))
+    np.testing.assert_allclose(J, fd, rtol=0, atol=fd_tol)
+    return J
+
+
+class TestJacobianAtZeroSlip:
+    """d F/d v of SlidingFriction lambdifies (NumPy) and is finite at exactly
+    zero slip and at a sliding state, where it matches central finite
+    differences (step 1e-6, abs. tolerance 1e-6 for forces of order 1)."""
+
+    def friction_force(self, **options):
+        from sympy.physics.mechanics import Point, ReferenceFrame
+        from sympy_loads import SlidingFriction
+        Nf = ReferenceFrame('N')
+        speeds = sm.symbols('v_x v_y v_z', real=True)
+        O = Point('O')
+        O.set_vel(Nf, 0)
+        P = Point('P')
+        P.set_vel(Nf, sum((s * e for s, e in zip(speeds, Nf)), 0 * Nf.x))
+        friction = SlidingFriction(P, Nf.z, Nf, normal_force=2, **options)
+        force = friction.to_loads()[0].vector.to_matrix(Nf)
+        return force, list(speeds)
+
+    @pytest.mark.parametrize('method, slope', [
+        ('tanh', 1 / 0.1), ('atan', 2 / (math.pi * 0.1)),
+        ('algebraic', 1 / 0.1)])
+    def test_smooth_sign_at_rest_and_sliding(self, method, slope):
+        force, speeds = self.friction_force(
+            kinetic_coefficient=0.5, static_coefficient=0.7,
+            stribeck_speed=0.3, viscous_coefficient=0.2,
+            regularization=0.1, sign_method=method)
+        for name in ('DiracDelta', 'Piecewise'):
+            assert not force.jacobian(speeds).has(getattr(sm, name))
+        J0 = _jacobian_check(force, speeds, [0, 0, 0.4], 1e-6)
+        # at rest: -(mu_s N sgn'(0) + c_v) in the plane, 0 along the normal
+        expected = -(0.7 * 2 * slope + 0.2)
+        np.testing.assert_allclose(J0, np.diag([expected, expected, 0]),
+                                   rtol=1e-12, atol=1e-12)
+        _jacobian_check(force, speeds, [0.3, -0.2, 0.4], 1e-6)
+
+    def test_exact_coulomb_jacobian_finite_at_rest(self):
+        force, speeds = self.friction_force(kinetic_coefficient=0.5,
+                                            viscous_coefficient=0.2)
+        jac = sm.lambdify([speeds], force.jacobian(speeds), cse=True)
+        with np.errstate(all='raise'):
+            J0 = np.asarray(jac(np.zeros(3)), dtype=float)
+        # the set-valued Coulomb part has no derivative at rest: only the
+        # viscous part remains
+        np.testing.assert_array_equal(J0, np.diag([-0.2, -0.2, 0.0]))
+        _jacobian_check(force, speeds, [0.3, -0.2, 0.4], 1e-6)
+
+    def test_sliding_friction_force_value_at_rest_unchanged(self):
+        from sympy.physics.mechanics import ReferenceFrame
+        from sympy_loads import sliding_friction_force
+        Nf = ReferenceFrame('N')
+        vx, vy = sm.symbols('v_x v_y', real=True)
+        F = sliding_friction_force(vx * Nf.x + vy * Nf.y, 2,
+                                   kinetic_coefficient=0.5,
+                                   regularization=0.1)
+        assert F.subs({vx: 0, vy: 0}) == 0
+        f = sm.lambdify((vx, vy), F.to_matrix(Nf), cse=True)
+        np.testing.assert_allclose(
+            np.asarray(f(0.3, 0.4), dtype=float).ravel(),
+            [-np.tanh(5) * 0.6, -np.tanh(5) * 0.8, 0], rtol=1e-14)
+        # a scalar lambdify call works with the math module, too
+        g = sm.lambdify((vx, vy), F.to_matrix(Nf)[0], modules='math')
+        assert g(0.0, 0.0) == 0.0
+        assert abs(g(0.3, 0.4) + math.tanh(5) * 0.6) < 1e-15
+
+
+def test_linearize_block_with_smooth_sliding_friction():
+    """KanesMethod.linearize of a block on the ground (default, not real,
+    dynamicsymbols) pushed by a force F, with smooth SlidingFriction, about
+    a sliding state: A lambdifies and matches central finite differences of
+    the nonlinear right-hand side (abs. tolerance 1e-6)."""
+    from sympy.physics.mechanics import (KanesMethod, Particle, Point,
+                                         ReferenceFrame, dynamicsymbols)
+    from sympy_loads import SlidingFriction
+    x, y, ux, uy = dynamicsymbols('x y u_x u_y')
+    Nf = ReferenceFrame('N')
+    O = Point('O')
+    O.set_vel(Nf, 0)
+    P = O.locatenew('P', x * Nf.x + y * Nf.y)
+    P.set_vel(Nf, ux * Nf.x + uy * Nf.y)
+    m, g, mu, F = 2.0, 9.81, 0.3, sm.Symbol('F')
+    friction = SlidingFriction(P, Nf.z, Nf, normal_force=m * g,
+                               kinetic_coefficient=mu, regularization=0.05,
+                               viscous_coefficient=0.1)
+    kane = KanesMethod(Nf, [x, y], [ux, uy],
+                       kd_eqs=[x.diff() - ux, y.diff() - uy])
+    kane.kanes_equations([Particle('b', P, m)],
+                         friction.to_loads() + [(P, F * Nf.x)])
+    states = [x, y, ux, uy]
+    op = {x: 0.5, y: -0.2, ux: 0.4, uy: -0.3, F: 1.5}
+    A = kane.linearize(op_point=op, A_and_B=True)[0]
+    A = np.asarray(A.evalf(), dtype=float)
+    rhs = sm.lambdify([states], kane.rhs().subs(F, op[F]), cse=True)
+    x0 = np.array([op[s] for s in states])
+    h = 1e-6
+    fd = np.column_stack([(np.asarray(rhs(x0 + h * e), dtype=float)
+                           - np.asarray(rhs(x0 - h * e), dtype=float)
+                           ).ravel() / (2 * h) for e in np.eye(4)])
+    np.testing.assert_allclose(A, fd, rtol=0, atol=1e-6)
+    # and the symbolic A (no op_point) lambdifies and is finite at rest
+    A_sym = kane.linearize(A_and_B=True)[0]
+    assert not A_sym.has(sm.DiracDelta)
+    f_A = sm.lambdify([states, F], A_sym, cse=True)
+    with np.errstate(all='raise'):
+        A0 = np.asarray(f_A(np.zeros(4), 0.0), dtype=float)
+    # at rest: d(udot)/du = -(mu m g/eps + c_v)/m on the diagonal
+    np.testing.assert_allclose(
+        A0[2:, 2:], -(mu * m * g / 0.05 + 0.1) / m * np.eye(2), rtol=1e-12)

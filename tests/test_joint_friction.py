@@ -461,3 +461,42 @@ class TestJointFriction:
         with pytest.raises(AttributeError):
             fr.coefficient = 2
         assert fr.alpha == 1 and fr.end_radius == 0
+
+
+@pytest.mark.parametrize('method', ['tanh', 'exact'])
+def test_spherical_friction_torque_jacobian_finite_at_rest(method):
+    """The spherical joint's friction torque and its Jacobian w.r.t. the
+    joint speeds (coordinates fixed) lambdify (NumPy) and are finite,
+    without warnings, at zero relative rotation and at a rotating state,
+    where the Jacobian matches central finite differences (step 1e-7, abs.
+    tolerance 1e-5 on entries up to 200). The exact sign has no derivative
+    at rest; its friction contributes 0 there."""
+    a, b = RigidBody('a'), RigidBody('b')
+    ball = SphericalJoint('ball', a, b)
+    friction = JointFriction(ball, coefficient=0.1, radius=0.02,
+                             regularization=0.01 if method == 'tanh' else 0,
+                             sign_method=method)
+    (T,) = friction.symbols
+    w = sm.symbols('w1:4', real=True)
+    torque = friction.to_loads()[0].vector.to_matrix(
+        ball.child_interframe).xreplace(
+        dict(zip(ball.speeds, w))).subs(T, 2.0).subs(
+        dict(zip(ball.coordinates, [0.3, -0.4, 0.2])))
+    J_sym = torque.jacobian(w)
+    assert not J_sym.has(sm.DiracDelta, sm.Piecewise, sm.Derivative)
+    f = sm.lambdify([w], torque, cse=True)
+    jac = sm.lambdify([w], J_sym, cse=True)
+    h = 1e-7
+    for x0 in (np.zeros(3), np.array([0.3, -0.2, 0.5])):
+        with np.errstate(all='raise'):
+            J = np.asarray(jac(x0), dtype=float)
+            fd = np.column_stack([
+                (np.asarray(f(x0 + h * e), dtype=float)
+                 - np.asarray(f(x0 - h * e), dtype=float)).ravel() / (2 * h)
+                for e in np.eye(3)])
+        if method == 'exact' and not x0.any():
+            assert np.all(np.asarray(f(x0), dtype=float) == 0)
+            np.testing.assert_array_equal(J, np.zeros((3, 3)))
+        else:
+            assert abs(J).max() > 1
+            np.testing.assert_allclose(J, fd, rtol=0, atol=1e-5)

@@ -1,5 +1,7 @@
 """Tests of the private helpers shared by several modules (_utils.py)."""
 
+import numpy as np
+import pytest
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, ReferenceFrame, dynamicsymbols
 
@@ -39,3 +41,60 @@ def test_nonzero_norm_is_the_norm_away_from_rest_and_one_at_rest():
     direction_x = _lambdify((x, y), x / _nonzero_norm(norm))
     assert direction_x(0.0, 0.0) == 0.0
     assert abs(direction_x(3.0, 4.0) - 0.6) < 1e-15
+
+
+def test_zero_indicator_values_derivative_and_printing():
+    from sympy.printing.numpy import NumPyPrinter
+    from sympy.printing.pycode import PythonCodePrinter
+    from sympy_loads._utils import _zero_indicator
+    x = sm.Symbol('x')
+    assert _zero_indicator(0) == 1 and _zero_indicator(-2.5) == 0
+    assert _zero_indicator(sm.Symbol('p', positive=True)) == 0
+    assert _zero_indicator(x).diff(x) == 0
+    assert _zero_indicator(x**2).diff(x) == 0
+    # elementwise in NumPy (arrays, no warnings) and scalar with math
+    f = _lambdify((x,), x + _zero_indicator(x))
+    np.testing.assert_array_equal(f(np.array([0.0, -0.0, 2.0, -3.0])),
+                                  [1.0, 1.0, 2.0, -3.0])
+    g = sm.lambdify(x, 1 / (x + _zero_indicator(x)), modules='math')
+    assert (g(0.0), g(4.0)) == (1.0, 0.25)
+    # the printers of the generated numba and NumPy kernels
+    for printer in (PythonCodePrinter({'standard': 'python3',
+                                       'fully_qualified_modules': True}),
+                    NumPyPrinter({'strict': True})):
+        code = printer.doprint(_zero_indicator(x + 1))
+        assert eval(code, {'x': -1.0}) == 1.0
+        assert eval(code, {'x': 0.5}) == 0.0
+    assert sm.ccode(_zero_indicator(x)) == '(((x) == 0) ? 1.0 : 0.0)'
+    assert sm.latex(_zero_indicator(x)) == r'\left[x = 0\right]'
+
+
+def test_zero_indicator_compiles_with_numba():
+    numba = pytest.importorskip('numba')
+    from sympy.printing.pycode import PythonCodePrinter
+    from sympy_loads._utils import _zero_indicator
+    x = sm.Symbol('x')
+    code = PythonCodePrinter({'standard': 'python3'}).doprint(
+        x / (x + _zero_indicator(x)))
+    namespace = {}
+    exec(f'def f(x):\n    return {code}\n', namespace)
+    f = numba.njit(namespace['f'])
+    assert (f(0.0), f(3.0)) == (0.0, 1.0)
+
+
+def test_nonzero_norm_derivative_has_no_dirac_delta():
+    x, y = sm.symbols('x y', real=True)
+    d = (x / _nonzero_norm(sm.sqrt(x**2 + y**2))).diff(x)
+    assert not d.has(sm.DiracDelta)
+    assert abs(_lambdify((x, y), d)(3.0, 4.0) - 16 / 125) < 1e-15
+
+
+def test_euclidean_norm_of_one_non_real_component_stays_differentiable():
+    from sympy_loads._utils import euclidean_norm
+    u = dynamicsymbols('u')
+    assert euclidean_norm(u, 0) == euclidean_norm(u)
+    assert euclidean_norm(sm.Symbol('r', real=True)) == sm.Abs(
+        sm.Symbol('r', real=True))
+    d = (euclidean_norm(u) * u).diff(u)
+    f = sm.lambdify(u, d)
+    assert (f(0.0), f(-2.0)) == (0.0, 4.0)
