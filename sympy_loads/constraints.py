@@ -1183,6 +1183,33 @@ class HolonomicConstraintSolver:
                          and _numba is not None))
         self._kernels = (_NumbaKernels(*args, self._numpy) if use_numba
                          else self._numpy)
+        self._kernel_args = args
+
+    def _compiled_newton(self):
+        """The compiled Newton iteration for callers that run it inside
+        their own numba code (``simulate(backend='numba')``, whose
+        generated right-hand side calls :func:`_newton_kernel`, so that the
+        package has one Newton implementation): ``(address, params, ints,
+        work)``, the arguments of ``_numba_generic()['newton'](address, q,
+        t, params, ints, out, work)`` besides ``q``, ``t`` and ``out`` (of
+        length ``n + 3``). ``work`` is a new zeroed workspace. None when
+        numba is not available or cannot compile the constraint code. The
+        compiled callback is built even when this solver's own back end is
+        NumPy."""
+        if _numba is None:
+            return None
+        kernels = self._kernels
+        if not isinstance(kernels, _NumbaKernels):
+            kernels = getattr(self, '_numba_kernels', None)
+            if kernels is None:
+                kernels = _NumbaKernels(*self._kernel_args, self._numpy)
+                self._numba_kernels = kernels
+        address = kernels._get('resjac')
+        if address is None:
+            return None
+        n, nc, nd = kernels._n, kernels._nc, len(kernels._dep)
+        return (address, kernels._params, kernels._ints,
+                np.zeros(_newton_work_size(n, nc, nd)))
 
     @classmethod
     def from_kanes_method(cls, kane, constants, **options):

@@ -48,6 +48,7 @@ References
    friction in joints from the joint reactions, by relaxation.
 """
 
+import hashlib
 import math
 import numbers
 import types
@@ -351,9 +352,10 @@ class _NumericModel:
 
 # Numbers of the compiled path: status codes of the kernels (0 = success).
 _OK, _NEWTON_FAILED, _VELOCITY_SINGULAR, _MASS_SINGULAR = 0, 1, 2, 3
-# The compiled Newton iteration hands over to the HolonomicConstraintSolver
-# (damped, with its diagnostics) when the smallest/largest pivot ratio of
-# the dependent-coordinate Jacobian falls below this.
+# The compiled right-hand side hands over to the NumPy path (the
+# HolonomicConstraintSolver's solve with its diagnostics) when the Newton
+# kernel did not converge or the smallest/largest pivot ratio of the last
+# dependent-coordinate Jacobian is below this.
 _PIVOT_HANDOVER = 1e-6
 
 _SOLVE_SOURCE = '''
@@ -364,10 +366,11 @@ def _solve(A, b, n):
     largest pivot, 0.0 if A is singular or not finite.
 
     Not constraints._qr_solve_into on purpose: every system solved here is
-    square (mass matrix, velocity constraints, a square constraint
-    Jacobian; redundant constraint sets take the solver's path), and
-    elimination costs about half of a pivoted QR. It is part of the
-    generated source so that the disk cache key covers it."""
+    square (the kinematic and mass matrices, the dependent-speed block of
+    the velocity constraints; the position constraints go through the
+    constraint solver's Newton kernel and its QR), and elimination
+    costs about half of a pivoted QR. It is part of the generated source
+    so that the disk cache key covers it."""
     if n == 0:
         return 1.0
     big = 0.0
@@ -411,16 +414,18 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
 
     One module with, in the fixed argument order of :class:`_NumericModel`:
 
-    ``rhs(t, y, c, s, options, info) -> ydot``
+    ``rhs(t, y, c, s, address, params, ints, work, info) -> ydot``
         the whole right-hand side of the integrator state ``y`` (the
         layout of :meth:`_Problem.pack`): Newton-Raphson on the dependent
-        coordinates from the guess carried in ``y`` (``options`` =
-        ``[tolerance, step_tolerance, max_iterations]`` of the
-        :class:`HolonomicConstraintSolver`), dependent speeds from the
-        velocity constraints, ``qdot`` and ``udot`` from the kinematic and
-        dynamic equations; ``info[0]`` is a status code (nonzero: hand
-        over to the NumPy path, which reports the failure or recovers);
-    ``states(T, Y, c, S, options, out, status)``
+        coordinates from the guess carried in ``y`` by the
+        :class:`HolonomicConstraintSolver`'s compiled kernel
+        (``address, params, ints, work`` from its ``_compiled_newton()``;
+        placeholders without configuration constraints), dependent speeds
+        from the velocity constraints, ``qdot`` and ``udot`` from the
+        kinematic and dynamic equations; ``info[0]`` is a status code
+        (nonzero: hand over to the NumPy path, which reports the failure
+        or recovers);
+    ``states(T, Y, c, S, address, params, ints, work, out, status)``
         the corrected ``[q, u, constraint residual, velocity residual]``
         of every row of ``Y`` (the samples), into ``out``;
     ``eom(t, q, u, c, s, info) -> [qdot, udot]``
@@ -443,10 +448,9 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
             plain[symbol] = var
             unpack.append((var, f'{name}[{i}]'))
     nq, nu = len(nm.q), len(nm.u)
-    dep_q, dep_u = [int(i) for i in nm.q_dep_idx], [int(i) for i in
-                                                     nm.u_dep_idx]
+    dep_u = [int(i) for i in nm.u_dep_idx]
     ind_u = [int(i) for i in nm.u_ind_idx]
-    nc, nd, ud = len(f_h), len(dep_q), len(dep_u)
+    nc, ud = len(f_h), len(dep_u)
     partitioned = nm.has_config_constraints or nm.has_velocity_constraints
     ny = nq + (len(ind_u) if partitioned else nu)
 
@@ -466,10 +470,13 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
             name, arguments, unpack, outputs, printer,
             decorator='@JIT').splitlines()
 
-    lines = ['import math', '', 'import numba', 'import numpy as np', '',
-             'CACHE = True',
-             "JIT = numba.njit(cache=CACHE, error_model='numpy')", '',
-'', _SOLVE_SOURCE]
+    lines = ['import math', '', 'import numba', 'import numpy as np', '']
+    if nc:
+        lines += ['from sympy_loads.constraints import _numba_generic', '',
+                  "_newton = _numba_generic()['newton']"]
+    lines += ['CACHE = True',
+              "JIT = numba.njit(cache=CACHE, error_model='numpy')", '', '',
+              _SOLVE_SOURCE]
     # generated matrix functions: lower-case targets are vectors
     lines += function('_eom_matrices', ['t', 'q', 'u', 'c', 's', 'MK', 'fk',
                                         'M', 'f'],
@@ -479,41 +486,24 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
                                                  'K', 'f'],
                           [k_nh, f_nh], ['K', 'f'])
     if nc:
-        jac = f_h.jacobian([nm.q[i] for i in dep_q])
-        lines += function('_residual_jacobian', ['t', 'q', 'c', 'phi', 'J'],
-                          [f_h, jac], ['phi', 'J'])
+        lines += function('_residual', ['t', 'q', 'c', 'phi'], [f_h],
+                          ['phi'])
 
-    # _correct: dependent coordinates (Newton) and speeds, in place
+    # _correct: dependent coordinates (Newton) and speeds, in place. The
+    # Newton iteration is the constraint solver's compiled kernel
+    # (constraints._newton_kernel, damped, least squares for redundant
+    # sets), called directly: no Python between here and it.
     body = ['', '', '@JIT',
-            'def _correct(t, q, u, c, s, options):']
+            'def _correct(t, q, u, c, s, address, params, ints, work):']
     if nc:
         body += [
-            f'    phi = np.empty({nc})',
-            f'    J = np.empty(({nc}, {nd}))',
-            f'    dx = np.empty({nd})',
-            '    iterations = 0',
-            '    while True:',
-            '        _residual_jacobian(t, q, c, phi, J)',
-            '        r = 0.0',
-            f'        for i in range({nc}):',
-            '            dx[i] = -phi[i]',
-            '            r = max(r, abs(phi[i]))',
-            '        if not r < math.inf:',
-            f'            return {_NEWTON_FAILED}',
-            f'        if _solve(J, dx, {nd}) < {_PIVOT_HANDOVER!r}:',
-            f'            return {_NEWTON_FAILED}',
-            '        step = 0.0',
-            '        scale = 1.0']
-        for k, j in enumerate(dep_q):
-            body += [f'        step = max(step, abs(dx[{k}]))',
-                     f'        scale = max(scale, abs(q[{j}]))',
-                     f'        q[{j}] += dx[{k}]']
-        body += [
-            '        if r <= options[0] and step <= options[1] * scale:',
-            '            break',
-            '        iterations += 1',
-            '        if iterations > options[2]:',
-            f'            return {_NEWTON_FAILED}']
+            f'    out = np.empty({nq + 3})',
+            '    status = _newton(address, q, t, params, ints, out, work)',
+            f'    if status != 0 or not out[{nq + 2}] >= '
+            f'{_PIVOT_HANDOVER!r}:',
+            f'        return {_NEWTON_FAILED}',
+            f'    for j in range({nq}):',
+            '        q[j] = out[j]']
     if ud:
         body += [f'    K = np.empty(({ud}, {nu}))', f'    f = np.empty({ud})',
                  '    _velocity_matrices(t, q, u, c, s, K, f)',
@@ -553,8 +543,9 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
     else:
         unpack_y += [f'    u = y[{nq}:].copy()']
     lines += ['', '', '@JIT',
-              'def rhs(t, y, c, s, options, info):'] + unpack_y + [
-        '    status = _correct(t, q, u, c, s, options)',
+              'def rhs(t, y, c, s, address, params, ints, work, info):'
+              ] + unpack_y + [
+        '    status = _correct(t, q, u, c, s, address, params, ints, work)',
         f'    out = np.empty({nq + nu})',
         '    if status == 0:',
         '        status = _derivatives(t, q, u, c, s, out)',
@@ -569,19 +560,20 @@ def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
         lines += ['    return out']
 
     lines += ['', '', '@JIT',
-              'def states(T, Y, c, S, options, out, status):',
+              'def states(T, Y, c, S, address, params, ints, work, out, '
+              'status):',
               '    for row in range(T.shape[0]):', '        t = T[row]',
               '        y = Y[row]', '        s = S[row]']
     lines += ['    ' + line for line in unpack_y]
-    lines += ['        status[row] = _correct(t, q, u, c, s, options)',
+    lines += ['        status[row] = _correct(t, q, u, c, s, address, params, '
+              'ints, work)',
               f'        out[row, :{nq}] = q',
               f'        out[row, {nq}:{nq + nu}] = u',
               f'        out[row, {nq + nu}] = 0.0',
               f'        out[row, {nq + nu + 1}] = 0.0']
     if nc:
         lines += [f'        phi = np.empty({nc})',
-                  f'        J = np.empty(({nc}, {nd}))',
-                  '        _residual_jacobian(t, q, c, phi, J)',
+                  '        _residual(t, q, c, phi)',
                   f'        for i in range({nc}):',
                   f'            out[row, {nq + nu}] = max(out[row, {nq + nu}],'
                   f' abs(phi[i]))']
@@ -612,9 +604,15 @@ def _compile_kernels(nm, *matrices):
     ``cache=True`` compiles it once per model and machine. numba compiles
     each function on its first call (or loads it from the disk cache)."""
     import numba
+    from . import constraints
+    # numba's cache keeps the Newton kernel compiled into the module: a
+    # change of constraints.py must give a new module
+    with open(constraints.__file__, 'rb') as file:
+        solver_version = hashlib.sha256(file.read()).hexdigest()
     return load_module(_kernel_source(nm, *matrices), 'sympy_loads_kernels',
                        disk_cache=True,
-                       versions=(numba.__version__, np.__version__))
+                       versions=(numba.__version__, np.__version__,
+                                 solver_version))
 
 
 _CACHE = weakref.WeakKeyDictionary()
@@ -801,18 +799,18 @@ class _Problem:
         self.nq, self.nu = len(nm.q), len(nm.u)
         self._info = np.zeros(1, dtype=np.int64)
         self._c = np.ascontiguousarray(self.c, dtype=float)
-        if solver is not None:
-            self._options = np.array([solver.tolerance,
-                                      solver.step_tolerance,
-                                      solver.max_iterations], dtype=float)
-        else:
-            self._options = np.zeros(3)
-        # The whole right-hand side in one compiled call: without joint
-        # friction (an iteration around the kinematics and dynamics) and
-        # for a square constraint Jacobian (redundant constraints need the
-        # solver's least squares).
+        # The whole right-hand side in one compiled call, without joint
+        # friction (an iteration around the kinematics and dynamics). Its
+        # Newton iteration is the constraint solver's compiled kernel, so
+        # that needs numba to compile the solver's constraint code too.
+        self._newton = (0, np.zeros(0), np.zeros(0, dtype=np.int64),
+                        np.zeros(0))
+        newton = solver._compiled_newton() if (
+            solver is not None and self.kernels is not None) else None
+        if newton is not None:
+            self._newton = newton
         self.fused = self.kernels is not None and not self.n_friction and \
-            len(nm.f_h) == len(nm.q_dep_idx)
+            (solver is None or newton is not None)
 
     def compile(self, t, y):
         """Compile (or load from the disk cache) the kernels this problem
@@ -844,18 +842,18 @@ class _Problem:
         """
         if not self.fused:
             return self.rhs
-        kernel, c, options, info = (self.kernels.rhs, self._c, self._options,
-                                    self._info)
+        kernel, c, info = self.kernels.rhs, self._c, self._info
+        address, params, ints, work = self._newton
         slow, functions, empty = self.rhs, self.spec_functions, np.zeros(0)
 
         def rhs(t, y):
             s = np.array([f(t) for f in functions], dtype=float) \
                 if functions else empty
             try:
-                ydot = kernel(t, y, c, s, options, info)
+                ydot = kernel(t, y, c, s, address, params, ints, work, info)
             except TypeError:   # not a contiguous float array
                 ydot = kernel(float(t), np.ascontiguousarray(y, dtype=float),
-                              c, s, options, info)
+                              c, s, address, params, ints, work, info)
             if info[0]:
                 return slow(t, y)
             return ydot
@@ -873,7 +871,7 @@ class _Problem:
                          dtype=float).reshape(n, len(self.spec_functions))
             out = np.empty((n, self.nq + self.nu + 2))
             status = np.zeros(n, dtype=np.int64)
-            self.kernels.states(T, Y, self._c, S, self._options, out, status)
+            self.kernels.states(T, Y, self._c, S, *self._newton, out, status)
             q, u = out[:, :self.nq], out[:, self.nq:self.nq + self.nu]
             for i in np.nonzero(status)[0]:    # NumPy path: recover/report
                 q[i], u[i] = self.full_state(times[i], Y[i])
@@ -1179,11 +1177,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         How the right-hand side is evaluated: ``'numpy'`` (default) calls
         the lambdified NumPy functions, with no start-up cost; ``'numba'``
         generates one compiled function that does a whole evaluation
-        (Newton-Raphson on the dependent coordinates from the guess carried
-        in the state, with the tolerances of the constraint solver, the
-        dependent speeds, ``M udot = F``) and hands any difficulty (no
-        convergence in its plain Newton steps, a nearly singular Jacobian
-        or mass matrix) to the NumPy path, which recovers or reports it.
+        (the constraint solver's compiled Newton-Raphson on the dependent
+        coordinates from the guess carried in the state, the dependent
+        speeds, ``M udot = F``) and hands any difficulty (no convergence,
+        a nearly singular Jacobian or mass matrix) to the NumPy path, which
+        recovers or reports it.
         numba compiles it on the first call for a model, which takes
         seconds; the generated module is written to
         ``$SYMPY_LOADS_CACHE_DIR`` (default ``~/.cache/sympy_loads``; an
