@@ -161,8 +161,8 @@ def main(argv=None):
           f"compile): {first_call:.2f} s; first backend='numba' call "
           f"(kernel compile, or loading it from the disk cache): "
           f"{first_numba:.2f} s (not in the wall times below)")
-    print(f"(time / ours: relative to simulate(backend='numba') with "
-          f"DOP853)")
+    print("(time / ours: relative to simulate(backend='numba') with "
+          "DOP853)")
     print(f"{'method':<28}{'wall [s]':>10}{'max residual':>15}"
           f"{'RHS evals':>11}{'time / ours':>13}")
     for name, wall, residual, nfev in rows:
