@@ -20,7 +20,6 @@ References
    Torque", section "Aerodynamic Drag".
 """
 
-import sympy as sm
 from sympy.physics.mechanics import Force, Point, ReferenceFrame
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
