@@ -1,16 +1,10 @@
-"""Small helpers shared by the simulation examples (tables, quadrature,
-argument parsing)."""
+"""Small helpers shared by the simulation examples (tables, argument
+parsing, the residual plot and saving a figure)."""
 
 import argparse
+import os
 
 import numpy as np
-
-
-def cumulative_trapezoid(values, t):
-    """Running integral of ``values`` over ``t`` (trapezoidal rule)."""
-    values = np.asarray(values, dtype=float)
-    steps = np.diff(t)*(values[1:] + values[:-1])/2
-    return np.concatenate([[0.0], np.cumsum(steps)])
 
 
 def print_table(title, rows):
@@ -33,3 +27,23 @@ def parser(prog, description, duration):
     result.add_argument('--no-plot', action='store_true',
                         help='do not save the plot')
     return result
+
+
+def plot_residual(axis, result):
+    """Plot the constraint residual of ``result`` on a log scale."""
+    axis.semilogy(result.t, np.maximum(result.constraint_residual, 1e-17))
+    axis.set_ylabel('|constraint residual| [m]')
+    axis.set_xlabel('time [s]')
+
+
+def save_figure(fig, title, output_dir, filename):
+    """Give ``fig`` its title, save it as ``output_dir/filename`` and close
+    it; return the path."""
+    import matplotlib.pyplot as plt
+    fig.suptitle(title)
+    fig.tight_layout()
+    os.makedirs(output_dir, exist_ok=True)
+    path = os.path.join(output_dir, filename)
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+    return path

@@ -23,7 +23,6 @@ References
    lc = 1, ln = 2, m = 1, g = 9.81, q1 = 10 deg).
 """
 
-import os
 import time as _time
 from types import SimpleNamespace
 
@@ -31,8 +30,11 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads.examples._report import (cumulative_trapezoid, parser,
-                                          print_table)
+from scipy.integrate import cumulative_trapezoid
+
+from sympy_loads import SpringDamperActuator, simulate
+from sympy_loads.examples._report import (parser, plot_residual,
+                                          print_table, save_figure)
 
 #: Moore's numbers, plus the spring-damper added by this example.
 PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
@@ -41,11 +43,6 @@ PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
 
 def _spring_damper(pathway, k, c, l0):
     """The spring-damper on ``pathway`` as loads."""
-    try:
-        from sympy_loads.actuators import SpringDamperActuator
-    except ImportError:  # pragma: no cover - before actuators.py existed
-        return (me.LinearSpring(k, pathway, l0).to_loads()
-                + me.LinearDamper(c, pathway).to_loads())
     return SpringDamperActuator(pathway, stiffness=k, damping=c,
                                 free_length=l0).to_loads()
 
@@ -125,7 +122,6 @@ def initial_conditions(model, q1_deg=10.0):
 def run(duration=10.0, samples_per_second=200, **overrides):
     """Simulate the four-bar and return ``(model, result, table)``;
     ``table`` is a list of (label, value) rows of the summary."""
-    from sympy_loads.simulation import simulate
     model = build_model()
     constants = constants_of(model, **overrides)
     t_eval = np.linspace(0.0, duration,
@@ -145,7 +141,7 @@ def summary(result, wall_time):
     energy balance E(t) - E(0) - (work of the damper)."""
     energy = result.outputs['energy']
     dissipated = cumulative_trapezoid(result.outputs['damper_power'],
-                                       result.t)
+                                       result.t, initial=0)
     balance = energy - energy[0] - dissipated
     scale = max(np.max(np.abs(energy - energy[0])), abs(energy[0]), 1.0)
     return [
@@ -177,17 +173,8 @@ def plot(model, result, output_dir):
     axes[0].legend()
     axes[1].plot(result.t, result.outputs['energy'])
     axes[1].set_ylabel('energy [J]')
-    axes[2].semilogy(result.t, np.maximum(result.constraint_residual,
-                                          1e-17))
-    axes[2].set_ylabel('|constraint residual| [m]')
-    axes[2].set_xlabel('time [s]')
-    fig.suptitle('Four-bar linkage with gravity and a spring-damper')
-    fig.tight_layout()
-    os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, 'four_bar.png')
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    plot_residual(axes[2], result)
+    return save_figure(fig, 'Four-bar linkage with gravity and a spring-damper', output_dir, 'four_bar.png')
 
 
 def main(argv=None):

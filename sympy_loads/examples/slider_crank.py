@@ -35,7 +35,6 @@ References
    translational and rotational spring-damper-actuators.
 """
 
-import os
 import time as _time
 from types import SimpleNamespace
 
@@ -43,8 +42,12 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads.examples._report import (cumulative_trapezoid, parser,
-                                          print_table)
+from scipy.integrate import cumulative_trapezoid
+
+from sympy_loads import (RotationalSpringDamperActuator, SpringDamperActuator,
+                         simulate)
+from sympy_loads.examples._report import (parser, plot_residual,
+                                          print_table, save_figure)
 
 #: Numbers of the example (SI units).
 PARAMETERS = {'r': 0.1, 'l': 0.3, 'mc': 0.5, 'mr': 1.0, 'ms': 0.8,
@@ -56,14 +59,6 @@ MOTOR = {'T0': 2.0, 'tau': 0.2}
 def _loads(slider_pathway, k, c, l0, q1, cb, A, N, torque):
     """Spring-damper on the slider, bearing damper and motor torque."""
     motor = me.TorqueActuator(torque, N.z, A, N)
-    try:
-        from sympy_loads.actuators import (RotationalSpringDamperActuator,
-                                           SpringDamperActuator)
-    except ImportError:  # pragma: no cover - before actuators.py existed
-        return (me.LinearSpring(k, slider_pathway, l0).to_loads()
-                + me.LinearDamper(c, slider_pathway).to_loads()
-                + me.TorqueActuator(-cb*q1.diff(), N.z, A, N).to_loads()
-                + motor.to_loads())
     spring = SpringDamperActuator(slider_pathway, stiffness=k, damping=c,
                                   free_length=l0)
     bearing = RotationalSpringDamperActuator(q1, N.z, A, N, damping=cb)
@@ -150,7 +145,6 @@ def initial_conditions(model):
 
 def run(duration=3.0, samples_per_second=1000, **overrides):
     """Simulate and return ``(model, result, table)``."""
-    from sympy_loads.simulation import simulate
     model = build_model()
     t_eval = np.linspace(0.0, duration,
                          int(round(duration*samples_per_second)) + 1)
@@ -170,9 +164,9 @@ def summary(result, wall_time):
     """Rows (label, value): revolutions, residuals, energy balance."""
     out = result.outputs
     energy = out['energy']
-    motor = cumulative_trapezoid(out['motor_power'], result.t)
-    damper = cumulative_trapezoid(out['damper_power'], result.t)
-    bearing = cumulative_trapezoid(out['bearing_power'], result.t)
+    motor = cumulative_trapezoid(out['motor_power'], result.t, initial=0)
+    damper = cumulative_trapezoid(out['damper_power'], result.t, initial=0)
+    bearing = cumulative_trapezoid(out['bearing_power'], result.t, initial=0)
     balance = energy - energy[0] - (motor + damper + bearing)
     scale = max(np.max(np.abs(motor)), 1e-12)
     revolutions = (result.q[-1, 0] - result.q[0, 0])/(2*np.pi)
@@ -205,17 +199,8 @@ def plot(model, result, output_dir):
     axes[0].set_ylabel('crank speed u1 [rad/s]')
     axes[1].plot(result.t, result.q[:, 2])
     axes[1].set_ylabel('slider position q3 [m]')
-    axes[2].semilogy(result.t, np.maximum(result.constraint_residual,
-                                          1e-17))
-    axes[2].set_ylabel('|constraint residual| [m]')
-    axes[2].set_xlabel('time [s]')
-    fig.suptitle('Motor-driven slider-crank with a spring-damper')
-    fig.tight_layout()
-    os.makedirs(output_dir, exist_ok=True)
-    path = os.path.join(output_dir, 'slider_crank.png')
-    fig.savefig(path, dpi=90)
-    plt.close(fig)
-    return path
+    plot_residual(axes[2], result)
+    return save_figure(fig, 'Motor-driven slider-crank with a spring-damper', output_dir, 'slider_crank.png')
 
 
 def main(argv=None):
