@@ -42,7 +42,8 @@ from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import (_as_loads, _check_type, _kanes_parts, _lambdify,
-                     _set_once, _sympify_scalar, euclidean_norm)
+                     _nonzero_norm, _set_once, _sympify_scalar,
+                     euclidean_norm)
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
@@ -551,8 +552,10 @@ def _friction_magnitudes(kind, force, omega, params, backend):
         w2 = sum(w**2 for w in omega)
         f2 = fx**2 + fy**2 + fz**2
         if backend is sm:
-            axial = (fx * omega[0] + fy * omega[1] + fz * omega[2]) / sqrt(w2)
-            radial = sqrt(f2 - axial**2)
+            # Zero relative rotation: no axis, all load radial (0, not 0/0).
+            axial = ((fx * omega[0] + fy * omega[1] + fz * omega[2])
+                     / _nonzero_norm(euclidean_norm(*omega)))
+            radial = sqrt(sm.Max(f2 - axial**2, 0))
         else:
             moving = w2 > 0
             wn = np.sqrt(np.where(moving, w2, 1.0))

@@ -421,6 +421,32 @@ class TestJointFriction:
         assert np.isclose(func(zeros, spin, zeros, 0)[0],
                           0.2 * 0.1 * 0.5 * 10.0, rtol=1e-9)
 
+    def test_spherical_symbolic_magnitude_at_rest_and_moving(self):
+        """The symbolic magnitudes() agree with prepare(): finite (not 0/0)
+        with no relative rotation, all load radial."""
+        ceiling = RigidBody('ceiling')
+        bob = point_mass('bob', m)
+        ball = SphericalJoint('ball', ceiling, bob,
+                              child_point=L * bob.frame.z)
+        system = System.from_newtonian(ceiling)
+        system.add_bodies(bob)
+        system.add_joints(ball)
+        system.apply_uniform_gravity(-g * ceiling.z)
+        fr = JointFriction(ball, coefficient=0.2, radius=0.1, alpha=0.5)
+        system.add_actuators(fr)
+        magnitude = fr.magnitudes(system)[0]
+        q, u = list(system.q), list(system.u)
+        udot = [ui.diff() for ui in u]
+        values = {m: 1.0, g: 10.0, L: 1.0}
+        func = sm.lambdify([q, u, udot], magnitude.xreplace(values),
+                           modules='numpy')
+        zeros = [0.0, 0.0, 0.0]
+        with np.errstate(all='raise'):
+            at_rest = func(zeros, zeros, zeros)
+            spinning = func(zeros, [0.0, 0.0, 3.0], zeros)
+        assert np.isclose(at_rest, 0.2 * 0.1 * 10.0, rtol=1e-12)
+        assert np.isclose(spinning, 0.2 * 0.1 * 0.5 * 10.0, rtol=1e-9)
+
     @pytest.mark.parametrize('kwargs, error, match', [
         (dict(coefficient=-1, radius=1), ValueError, 'coefficient'),
         (dict(coefficient='mu', radius=1), TypeError, 'coefficient'),
