@@ -415,7 +415,9 @@ class HuntCrossleyContact(ActuatorBase):
 
     clamped to be non-adhesive unless ``clamped=False`` (then ``f = f_raw``,
     the seed's formula, which pulls during the end of a strongly damped
-    rebound). A Coulomb friction force of magnitude ``mu f`` opposes the
+    rebound; the friction below still uses the clamped ``f``, since
+    Coulomb's law needs a pressing normal force and ``mu f_raw < 0`` would
+    drive the slip). A Coulomb friction force of magnitude ``mu f`` opposes the
     slip velocity ``v_t = v - (v . n) n`` (``v = v_{P*} - v_{C*}``)::
 
         F_t = -mu f sgn(|v_t|) v_t / |v_t|
@@ -506,7 +508,8 @@ class HuntCrossleyContact(ActuatorBase):
         particle; the force acts at its center).
     clamped : bool, optional
         True (default): the normal force is clamped to ``f >= 0``. False:
-        the raw seed formula.
+        the raw seed formula (the friction magnitude still uses the clamped
+        normal force).
     friction_regularization : sympifiable, optional
         Regularization speed ``eps >= 0`` of the sign of the slip; default 0
         (exact Coulomb).
@@ -797,16 +800,16 @@ class HuntCrossleyContact(ActuatorBase):
         self._slip_velocity = v - v_normal * n
         d, k, c = self._penetration, self.stiffness, self.damping
         dn = d**self.exponent
-        if self.clamped:
-            stiff_damp = k + c * self._penetration_rate
-            self._normal_force = dn * (sm.Abs(stiff_damp) + stiff_damp) / 2
-        else:
-            self._normal_force = (k * dn
-                                  + c * dn * self._penetration_rate)
-        self._friction_force = self._coulomb_friction()
+        stiff_damp = k + c * self._penetration_rate
+        compressive = dn * (sm.Abs(stiff_damp) + stiff_damp) / 2
+        self._normal_force = compressive if self.clamped else dn * stiff_damp
+        # Coulomb's law needs a pressing normal force: friction always uses
+        # the compressive part, also when the normal force is not clamped.
+        self._friction_force = self._coulomb_friction(compressive)
 
-    def _coulomb_friction(self):
-        """Coulomb friction on the sphere, finite at zero slip."""
+    def _coulomb_friction(self, normal_force):
+        """Coulomb friction on the sphere for the (nonnegative)
+        ``normal_force``, finite at zero slip."""
         mu = self.friction_coefficient
         # (Vector == 0 compares after simplification: slow, avoided here)
         if mu == 0 or not self._slip_velocity.args:
@@ -817,10 +820,10 @@ class HuntCrossleyContact(ActuatorBase):
         direction = _sign_over_speed(s, self.friction_regularization,
                                      self.friction_sign_method)
         if self.static_coefficient is None:
-            magnitude = mu * self._normal_force
+            magnitude = mu * normal_force
         else:
             magnitude = friction_magnitude(
-                s, self._normal_force, kinetic_coefficient=mu,
+                s, normal_force, kinetic_coefficient=mu,
                 static_coefficient=self.static_coefficient,
                 stribeck_speed=self.stribeck_speed)
         self._friction_scale = -magnitude * direction

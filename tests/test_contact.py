@@ -111,6 +111,25 @@ class TestForceLaw:
         assert raw == pytest.approx(0.01**1.5 * (1e5 - 2e5), rel=1e-12)
         assert raw < 0 and clamped == 0
 
+    def test_unclamped_adhesion_does_not_drive_the_slip(self, seed):
+        # Raw (adhesive) normal force during a damped rebound with slip:
+        # the friction uses the pressing part only, so it vanishes here
+        # instead of pushing along the slip (mu * f_raw < 0).
+        N = seed['N']
+        contact = _contact(seed, clamped=False,
+                           friction_coefficient=seed['mu'])
+        vals = {seed['z']: -0.01, seed['uz']: 2.0, seed['ux']: 3.0,
+                seed['uy']: 0.0, seed['k']: 1e5, seed['c']: 1e5,
+                seed['mu']: 0.4}
+        assert float(contact.normal_force.subs(vals)) < 0
+        F = contact.friction_force.subs(vals)
+        assert float(F.dot(N.x)) == 0.0 and float(F.dot(N.y)) == 0.0
+        # While pressing, it is the same Coulomb force as when clamped.
+        vals.update({seed['uz']: -0.5})
+        f = 0.01**1.5 * (1e5 + 1e5 * 0.5)
+        assert float(contact.friction_force.subs(vals).dot(N.x)) == \
+            pytest.approx(-0.4 * f, rel=1e-12)
+
     def test_radius_offsets_gap(self, seed):
         R = sm.Symbol('R', positive=True)
         contact = _contact(seed, radius=R)
