@@ -591,6 +591,11 @@ class JointFriction(ActuatorBase):
                           F_axial = u.F, F_radial = sqrt(|F|**2 - F_axial**2),
                           u = unit(omega_rel)
 
+    Only the reaction *forces* enter, as in seed 004: the transverse
+    reaction moments of prismatic and cylindrical joints (which a long
+    guide carries as edge loads) are computed by :func:`joint_reactions`
+    but not turned into friction; add them to the preload if they matter.
+
     The magnitudes ``f`` and ``T`` are the unknown ``dynamicsymbols`` in
     :attr:`symbols`, because the reaction itself depends on the friction.
     The loads oppose the relative motion of the child with respect to the
