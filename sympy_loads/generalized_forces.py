@@ -814,11 +814,13 @@ def _is_zero(expr):
     dummies = {f: sm.Dummy() for f in functions}
     plain = expr.xreplace(dummies) if dummies else expr
     symbols = sorted(plain.free_symbols, key=sm.default_sort_key)
+    # Evaluated with 40 significant digits, so that the round-off of terms
+    # that cancel (even of size 1e12) stays far below the 1e-8 threshold.
     rng = random.Random(20240607)
     for _ in range(3):
-        point = {s: sm.Float(rng.uniform(0.3, 1.7)) for s in symbols}
+        point = {s: sm.Float(rng.uniform(0.3, 1.7), 40) for s in symbols}
         try:
-            value = complex(plain.xreplace(point).evalf())
+            value = complex(plain.xreplace(point).evalf(40))
         except (TypeError, ValueError):
             break
         if abs(value) > 1e-8:

@@ -321,6 +321,20 @@ def test_internal_forces_of_one_rigid_body_are_noncontributing():
                                   [s['u1'], s['u2']], N)
 
 
+def test_noncontributing_despite_cancelling_large_terms():
+    """Terms of size 1e12 that cancel exactly (an identity only simplify
+    sees) must not be mistaken for a contribution by round-off."""
+    q, u = dynamicsymbols('q u')
+    N = ReferenceFrame('N')
+    P = Point('O').locatenew('P', q * N.x)
+    P.set_vel(N, u * N.x)
+    big = sm.Integer(10)**12
+    identity = big * sm.sin(q + 1) - big * (sm.sin(q) * sm.cos(1)
+                                            + sm.cos(q) * sm.sin(1))
+    assert is_noncontributing([(P, identity * N.x)], [u], N)
+    assert not is_noncontributing([(P, (identity + 1e-6) * N.x)], [u], N)
+
+
 def test_smooth_tube_contact_is_noncontributing():
     # particle P slides in a smooth tube fixed in body B rotating about n_z
     q1, q2, u1, u2 = dynamicsymbols('q1 q2 u1 u2')
