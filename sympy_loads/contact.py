@@ -802,7 +802,8 @@ class HuntCrossleyContact(ActuatorBase):
         dn = d**self.exponent
         stiff_damp = k + c * self._penetration_rate
         compressive = dn * (sm.Abs(stiff_damp) + stiff_damp) / 2
-        self._normal_force = compressive if self.clamped else dn * stiff_damp
+        self._normal_force = (compressive if self.clamped
+                              else k * dn + c * dn * self._penetration_rate)
         # Coulomb's law needs a pressing normal force: friction always uses
         # the compressive part, also when the normal force is not clamped.
         self._friction_force = self._coulomb_friction(compressive)
