@@ -44,6 +44,23 @@ def pendulum(bob_inertia=0, friction=None):
     return system, pin
 
 
+def double_pendulum():
+    """Two point masses on pins in a chain, gravity along -y:
+    ``(system, (j1, j2), (q1, q2, u1, u2))``."""
+    q1, q2, u1, u2 = dynamicsymbols('q1 q2 u1 u2')
+    ceiling = RigidBody('ceiling')
+    b1, b2 = point_mass('b1', m), point_mass('b2', m2)
+    j1 = PinJoint('j1', ceiling, b1, coordinates=q1, speeds=u1,
+                  child_point=L * b1.frame.x, joint_axis=ceiling.z)
+    j2 = PinJoint('j2', b1, b2, coordinates=q2, speeds=u2,
+                  child_point=L2 * b2.frame.x, joint_axis=b1.z)
+    system = System.from_newtonian(ceiling)
+    system.add_bodies(b1, b2)
+    system.add_joints(j1, j2)
+    system.apply_uniform_gravity(-g * ceiling.y)
+    return system, (j1, j2), (q1, q2, u1, u2)
+
+
 class TestJointReactions:
 
     def test_pendulum_radial_and_tangential_reaction(self):
@@ -114,19 +131,10 @@ class TestJointReactions:
         # Double pendulum: the upper pin carries both bobs. Newton-Euler by
         # hand: R1 = m a1 + m2 a2 + (m + m2) g y, R2 = m2 a2 + m2 g y,
         # compared numerically at random states.
-        q1, q2, u1, u2 = dynamicsymbols('q1 q2 u1 u2')
-        ceiling = RigidBody('ceiling')
-        b1, b2 = point_mass('b1', m), point_mass('b2', m2)
-        j1 = PinJoint('j1', ceiling, b1, coordinates=q1, speeds=u1,
-                      child_point=L * b1.frame.x, joint_axis=ceiling.z)
-        j2 = PinJoint('j2', b1, b2, coordinates=q2, speeds=u2,
-                      child_point=L2 * b2.frame.x, joint_axis=b1.z)
-        system = System.from_newtonian(ceiling)
-        system.add_bodies(b1, b2)
-        system.add_joints(j1, j2)
-        system.apply_uniform_gravity(-g * ceiling.y)
-        N = ceiling.frame
-        a1, a2 = b1.masscenter.acc(N), b2.masscenter.acc(N)
+        system, (j1, j2), (q1, q2, u1, u2) = double_pendulum()
+        N = j1.parent.frame
+        a1 = j1.child.masscenter.acc(N)
+        a2 = j2.child.masscenter.acc(N)
         hand1 = m * a1 + m2 * a2 + (m + m2) * g * N.y
         hand2 = m2 * a2 + m2 * g * N.y
         kd = {q1.diff(t): u1, q2.diff(t): u2}
@@ -380,17 +388,7 @@ class TestJointFriction:
     def test_prepare_drops_cancelling_friction_of_other_joints(self):
         # Double pendulum with friction in both pins: the lower pin's
         # friction is internal to the upper pin's child side.
-        q1, q2, u1, u2 = dynamicsymbols('q1 q2 u1 u2')
-        ceiling = RigidBody('ceiling')
-        b1, b2 = point_mass('b1', m), point_mass('b2', m2)
-        j1 = PinJoint('j1', ceiling, b1, coordinates=q1, speeds=u1,
-                      child_point=L * b1.frame.x, joint_axis=ceiling.z)
-        j2 = PinJoint('j2', b1, b2, coordinates=q2, speeds=u2,
-                      child_point=L2 * b2.frame.x, joint_axis=b1.z)
-        system = System.from_newtonian(ceiling)
-        system.add_bodies(b1, b2)
-        system.add_joints(j1, j2)
-        system.apply_uniform_gravity(-g * ceiling.y)
+        system, (j1, j2), (q1, q2, u1, u2) = double_pendulum()
         f1 = JointFriction(j1, coefficient=0.1, radius=0.01)
         f2 = JointFriction(j2, coefficient=0.1, radius=0.01)
         system.add_actuators(f1, f2)
