@@ -18,9 +18,11 @@ and driving constraints that are explicit functions of time::
 
 All symbolic work (``Phi``, ``Phi_q``, ``Phi_t`` and the acceleration
 right-hand side) is done once, when the solver is built, and turned into
-generated numeric code with common subexpressions eliminated. The Newton
-iteration runs in compiled code when numba is installed (the optional
-``fast`` extra) and in vectorized NumPy otherwise.
+numeric code with common subexpressions eliminated: SymEngine's LLVM JIT
+compiles it in milliseconds and generic numba kernels, compiled once per
+installation, run the Newton iteration and the rate solves on it. Without
+SymEngine or numba, ``lambdify``-generated NumPy code and vectorized NumPy
+solves do the same (see ``sympy_loads._numeric``).
 
 References
 ==========
@@ -30,37 +32,60 @@ References
 """
 
 import math
-import warnings
 
 import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
-from sympy.printing.numpy import NumPyPrinter
 
-from ._codegen import function_source, load_module
+from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
+                       MAX_ITERATIONS as _MAX_ITERATIONS,
+                       NONFINITE as _NONFINITE, STALLED as _STALLED,
+                       resolve_backend)
+from ._numeric.codegen import symengine_available, to_symengine
+from ._numeric.constraint_engine import ConstraintEngine
 from ._utils import _check_type, _kanes_parts
-
-try:  # the compiled path is optional (extra "fast")
-    import numba as _numba
-except ImportError:  # pragma: no cover - exercised where numba is absent
-    _numba = None
 
 __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
            'ConstraintSolverError']
 
-# Newton status codes shared by both back ends.
-(_CONVERGED, _MAX_ITERATIONS, _STALLED, _NONFINITE,
- _BAD_INPUT) = 0, 1, 2, 3, 4
 # A Jacobian whose smallest/largest pivot ratio is below this is singular.
 _SINGULAR_RATIO = 1e-7
-# Directions with a relative pivot below this are dropped from a step.
-_RANK_RATIO = 1e-13
-_LINE_SEARCH_HALVINGS = 30
 _FLOAT64 = np.dtype(np.float64)
-# The line search starts from a step of at most this times
-# max(1, |q_dependent|) (keeps angles from jumping by many turns).
-_MAX_STEP = 1.0
-_ARMIJO = 1e-4
+
+
+def _derivatives(phi, q, u, t):
+    """``Phi_q`` (rows of lists), ``Phi_t`` and the acceleration right-hand
+    side ``gamma = -(Phi_q u)_q u - 2 Phi_qt u - Phi_tt`` [Autodesk]_ of the
+    constraint expressions ``phi`` in the symbols ``q``, ``u`` (the
+    velocities) and ``t``. Differentiated by SymEngine when it is installed
+    (milliseconds where SymPy takes a large fraction of a second for a
+    model such as a bicycle), else by SymPy."""
+    if symengine_available():
+        try:
+            return _derivatives_in(to_symengine(phi), to_symengine(q),
+                                   to_symengine(u), to_symengine([t])[0])
+        except (RuntimeError, TypeError, NotImplementedError):
+            pass    # a function SymEngine cannot differentiate: use SymPy
+    return _derivatives_in(phi, q, u, t)
+
+
+def _to_sympy(expr):
+    """A SymPy expression from a SymEngine or SymPy one."""
+    return expr._sympy_() if hasattr(expr, '_sympy_') else sm.sympify(expr)
+
+
+def _derivatives_in(phi, q, u, t):
+    n = len(q)
+    jac = [[expr.diff(qj) for qj in q] for expr in phi]
+    phi_t = [expr.diff(t) for expr in phi]
+    gamma = []
+    for i, row in enumerate(jac):
+        velocity = sum((row[j] * u[j] for j in range(n)), 0 * t)
+        value = -phi_t[i].diff(t)
+        for j in range(n):
+            value -= (velocity.diff(q[j]) + 2 * row[j].diff(t)) * u[j]
+        gamma.append(value)
+    return jac, phi_t, gamma
 
 
 class ConstraintSolverError(ValueError):
@@ -217,655 +242,6 @@ class ConstraintAnalysis:
                 f'{self.redundant}, singular_values={values})')
 
 
-# ---------------------------------------------------------------------------
-# Code generation: one plain function per numeric quantity, writing into
-# preallocated arrays. The same source runs on scalars (compiled by numba)
-# and on arrays whose last axis is the batch (NumPy).
-# ---------------------------------------------------------------------------
-
-def _generate_function(name, arguments, unpack, outputs):
-    """Return the source of ``def name(arguments)`` that evaluates
-    ``outputs`` (pairs of target string and expression; zeros are not
-    written, the caller's arrays are zeroed) after common subexpression
-    elimination. ``unpack`` are ``(local, source)`` lines. Printed with
-    ``NumPyPrinter`` because the same function also runs on arrays."""
-    return function_source(name, arguments, unpack, outputs,
-                           NumPyPrinter({'strict': True}), skip_zeros=True)
-
-
-def _compile_source(source, name):
-    """The function ``name`` of the generated ``source``, executed in
-    memory (numba compiles it into a C callback per solver)."""
-    module = load_module('import numpy\n\n\n' + source,
-                         f'sympy_loads_constraints_{name}', disk_cache=False)
-    return getattr(module, name)
-
-
-# ---------------------------------------------------------------------------
-# The small internal interface both back ends implement:
-#   newton(q, t) -> (q, status, iterations, residual, pivot_ratio)
-#   newton_batch(Q, T) -> (Q, status[m], iterations[m], residual[m], ratio[m])
-#   velocities(q, qd, t) / velocities_batch -> (qd, ratio)
-#   accelerations(q, qd, qdd, t) / accelerations_batch -> (qdd, ratio)
-# ---------------------------------------------------------------------------
-
-def _qr_solve_into(R, y, x, perm, v, rank_ratio):
-    """Least-squares solution of ``R x = y`` (rows >= columns) by Householder
-    QR with column pivoting, overwriting ``R`` and ``y`` and writing ``x``;
-    ``perm`` (int, columns) and ``v`` (rows) are workspace. Directions
-    whose pivot is below ``rank_ratio`` times the first are dropped (basic
-    solution). Returns the ratio of the last to the first pivot (0 when
-    rank deficient). Written for numba; no allocation.
-
-    simulate()'s compiled right-hand side has its own small solve,
-    Gaussian elimination with partial pivoting (``_SOLVE_SOURCE`` in
-    simulation.py), on purpose: that one only meets square systems (mass
-    matrix, velocity constraints) where it costs about half this QR, while
-    this one must also solve redundant constraint sets (more rows than
-    dependent coordinates, rank deficient) in the least-squares sense."""
-    m, k = R.shape
-    for j in range(k):
-        perm[j] = j
-    rank = k
-    first = 0.0
-    last = 0.0
-    for j in range(k):
-        best = j
-        best_norm = -1.0
-        for c in range(j, k):
-            s = 0.0
-            for r in range(j, m):
-                s += R[r, c] * R[r, c]
-            if s > best_norm:
-                best_norm = s
-                best = c
-        if best != j:
-            for r in range(m):
-                tmp = R[r, j]
-                R[r, j] = R[r, best]
-                R[r, best] = tmp
-            tmp_index = perm[j]
-            perm[j] = perm[best]
-            perm[best] = tmp_index
-        alpha = math.sqrt(best_norm)
-        if j == 0:
-            first = alpha
-        if alpha == 0.0 or alpha <= rank_ratio * first:
-            rank = j
-            break
-        last = alpha
-        if R[j, j] > 0.0:
-            alpha = -alpha
-        vnorm2 = 0.0
-        for r in range(j, m):
-            v[r] = R[r, j]
-        v[j] -= alpha
-        for r in range(j, m):
-            vnorm2 += v[r] * v[r]
-        if vnorm2 > 0.0:
-            for c in range(j, k):
-                s = 0.0
-                for r in range(j, m):
-                    s += v[r] * R[r, c]
-                s = 2.0 * s / vnorm2
-                for r in range(j, m):
-                    R[r, c] -= s * v[r]
-            s = 0.0
-            for r in range(j, m):
-                s += v[r] * y[r]
-            s = 2.0 * s / vnorm2
-            for r in range(j, m):
-                y[r] -= s * v[r]
-    for i in range(k):
-        x[i] = 0.0
-    for i in range(rank - 1, -1, -1):
-        s = y[i]
-        for c in range(i + 1, rank):
-            s -= R[i, c] * x[perm[c]]
-        x[perm[i]] = s / R[i, i]
-    if k == 0:
-        return 1.0
-    if rank < k or first == 0.0:
-        return 0.0
-    return last / first
-
-
-def _newton_work_size(n, nc, nd):
-    """Length of the float workspace of :func:`_newton_kernel`."""
-    return 3 * nc * nd + 4 * nc + n + nd
-
-
-def _newton_kernel(resjac, q, t, params, ints, out, work):
-    """Damped Newton-Raphson on the dependent entries ``dep`` of ``q``
-    (compiled by numba; ``resjac`` is the address of a generated C
-    callback writing ``Phi`` and the dependent columns of ``Phi_q``).
-    ``params`` is ``[tol, step_tol, max_iterations, nc, nd, constants...]``
-    and ``ints`` is ``[dependent indices..., pivot workspace...]`` (few
-    arguments keep the call overhead low). Writes the solution into
-    ``out[:n]`` and the iterations, the largest residual and the pivot
-    ratio of the last Jacobian into ``out[n:n + 3]``; returns a status
-    code. (Writing into arrays given by the caller avoids boxing new
-    arrays, which costs more than a whole solve.) ``work`` is a zeroed
-    float array of :func:`_newton_work_size`, reused between calls."""
-    tol = params[0]
-    step_tol = params[1]
-    maxit = int(params[2])
-    nc = int(params[3])
-    nd = int(params[4])
-    p = params[5:]
-    dep = ints[:nd]
-    perm = ints[nd:2 * nd]
-    n = q.shape[0]
-    x = out[:n]
-    info = out[n:n + 3]
-    for j in range(n):
-        x[j] = q[j]
-        if not np.isfinite(q[j]):
-            info[0] = 0.0
-            info[1] = np.nan
-            info[2] = 0.0
-            return _BAD_INPUT
-    # Entries of jd never written by the callback are structural zeros.
-    nj = nc * nd
-    phi = work[0:nc]
-    trial = work[nc:2 * nc]
-    rhs = work[2 * nc:3 * nc]
-    v = work[3 * nc:4 * nc]
-    jd = work[4 * nc:4 * nc + nj]
-    trial_jd = work[4 * nc + nj:4 * nc + 2 * nj]
-    R = work[4 * nc + 2 * nj:4 * nc + 3 * nj].reshape((nc, nd))
-    xt = work[4 * nc + 3 * nj:4 * nc + 3 * nj + n]
-    dx = work[4 * nc + 3 * nj + n:4 * nc + 3 * nj + n + nd]
-    for j in range(n):
-        xt[j] = x[j]
-    _call_resjac(resjac, x, t, p, phi, jd)
-    r = 0.0
-    f = 0.0
-    for i in range(nc):
-        r = max(r, abs(phi[i]))
-        f += phi[i] * phi[i]
-    it = 0
-    info[0] = 0.0
-    info[1] = r
-    info[2] = 0.0
-    if not np.isfinite(f):
-        return _NONFINITE
-    while True:
-        for i in range(nc):
-            rhs[i] = -phi[i]
-            for k in range(nd):
-                R[i, k] = jd[i * nd + k]
-        ratio = _qr_solve_into(R, rhs, dx, perm, v, _RANK_RATIO)
-        step = 0.0
-        scale = 1.0
-        for k in range(nd):
-            step = max(step, abs(dx[k]))
-            scale = max(scale, abs(x[dep[k]]))
-        info[0] = it
-        info[1] = r
-        info[2] = ratio
-        if r <= tol and step <= step_tol * scale:
-            for k in range(nd):
-                x[dep[k]] += dx[k]
-            return _CONVERGED
-        if it >= maxit:
-            return _MAX_ITERATIONS
-        alpha = 1.0
-        if step > _MAX_STEP * scale:
-            alpha = _MAX_STEP * scale / step
-        accepted = False
-        ft = 0.0
-        for _ in range(_LINE_SEARCH_HALVINGS):
-            for k in range(nd):
-                xt[dep[k]] = x[dep[k]] + alpha * dx[k]
-            _call_resjac(resjac, xt, t, p, trial, trial_jd)
-            ft = 0.0
-            for i in range(nc):
-                ft += trial[i] * trial[i]
-            if np.isfinite(ft) and ft <= (1.0 - 2.0 * _ARMIJO * alpha) * f:
-                accepted = True
-                break
-            alpha *= 0.5
-        if not accepted:
-            return _STALLED
-        it += 1
-        r = 0.0
-        for k in range(nd):
-            x[dep[k]] = xt[dep[k]]
-        for i in range(nc):
-            phi[i] = trial[i]
-            r = max(r, abs(phi[i]))
-        for i in range(nc * nd):
-            jd[i] = trial_jd[i]
-        f = ft
-
-
-def _newton_batch_kernel(resjac, Q, T, params, ints):
-    """:func:`_newton_kernel` row by row; returns ``out`` of shape
-    ``(m, n + 3)`` (solution and info per row) and the status codes."""
-    m, n = Q.shape
-    out = np.empty((m, n + 3))
-    status = np.empty(m, dtype=np.int64)
-    work = np.zeros(_newton_work_size(n, int(params[3]), int(params[4])))
-    for row in range(m):
-        status[row] = _newton_kernel(resjac, Q[row], T[row], params, ints,
-                                     out[row], work)
-    return out, status
-
-
-def _rates_kernel(rates, q, qd, qdd, t, params, ints, second, out):
-    """Dependent velocities (``second`` False) or accelerations (True)
-    from ``Phi_qd x_d = rhs - Phi_qi x_i`` (compiled by numba; ``rates``
-    is the address of a generated C callback writing ``Phi_q``, ``Phi_t``
-    and the acceleration right-hand side). Writes the full rate vector into
-    ``out`` and returns the pivot ratio (-1 for a non-finite input).
-    ``params`` is as for :func:`_newton_kernel`; ``ints`` is ``[dependent
-    indices..., independent indices..., pivot workspace...]``."""
-    n = q.shape[0]
-    nc = int(params[3])
-    nd = int(params[4])
-    p = params[5:]
-    dep = ints[:nd]
-    ind = ints[nd:n]
-    perm = ints[n:n + nd]
-    for j in range(n):
-        if not (np.isfinite(q[j]) and np.isfinite(qd[j])
-                and np.isfinite(qdd[j])):
-            return -1.0     # the caller reports the non-finite input
-    J = np.zeros(nc * n)
-    phit = np.zeros(nc)
-    g = np.zeros(nc)
-    rhs = np.empty(nc)
-    A = np.empty((nc, nd))
-    dx = np.empty(nd)
-    v = np.empty(nc)
-    _call_rates(rates, q, qd, t, p, J, phit, g)
-    if second:
-        for j in range(n):
-            out[j] = qdd[j]
-        for i in range(nc):
-            rhs[i] = g[i]
-    else:
-        for j in range(n):
-            out[j] = qd[j]
-        for i in range(nc):
-            rhs[i] = -phit[i]
-    for i in range(nc):
-        for k in range(ind.shape[0]):
-            rhs[i] -= J[i * n + ind[k]] * out[ind[k]]
-        for k in range(nd):
-            A[i, k] = J[i * n + dep[k]]
-    ratio = _qr_solve_into(A, rhs, dx, perm, v, _RANK_RATIO)
-    for k in range(nd):
-        out[dep[k]] = dx[k]
-    return ratio
-
-
-def _rates_batch_kernel(rates, Q, QD, QDD, T, params, ints, second):
-    m = Q.shape[0]
-    out = np.empty_like(Q)
-    ratio = np.empty(m)
-    for row in range(m):
-        ratio[row] = _rates_kernel(rates, Q[row], QD[row], QDD[row], T[row],
-                                   params, ints, second, out[row])
-    return out, ratio
-
-
-_NUMBA = {}
-
-
-def _numba_generic():
-    """Compile-on-call numba dispatchers of the generic kernels, created once
-    per process; their machine code is cached on disk, so a new solver only
-    compiles its own small generated callbacks. The kernels call a callback
-    through its address (an int), via two intrinsics, so one compiled kernel
-    serves every solver."""
-    global _qr_solve_into, _newton_kernel, _newton_batch_kernel
-    global _newton_work_size
-    global _rates_kernel, _rates_batch_kernel, _call_resjac, _call_rates
-    if _NUMBA:
-        return _NUMBA
-    from llvmlite import ir
-    from numba.core import cgutils
-    from numba.extending import intrinsic
-    types = _numba.types
-
-    def emit_call(context, builder, signature, args):
-        """Call ``void f(double*..., double t, double*...)`` at the address
-        in ``args[0]`` with the data pointers of the float64 arrays."""
-        values = []
-        for ty, value in zip(signature.args[1:], args[1:]):
-            if isinstance(ty, types.Array):
-                values.append(cgutils.create_struct_proxy(ty)(
-                    context, builder, value=value).data)
-            else:
-                values.append(value)
-        fnty = ir.FunctionType(ir.VoidType(), [v.type for v in values])
-        function = builder.inttoptr(args[0], fnty.as_pointer())
-        builder.call(function, values)
-        return context.get_dummy_value()
-
-    @intrinsic
-    def call_resjac(typingctx, address, q, t, p, phi, jd):
-        def codegen(context, builder, signature, args):
-            return emit_call(context, builder, signature, args)
-        return types.void(address, q, t, p, phi, jd), codegen
-
-    @intrinsic
-    def call_rates(typingctx, address, q, u, t, p, jac, phit, g):
-        def codegen(context, builder, signature, args):
-            return emit_call(context, builder, signature, args)
-        return types.void(address, q, u, t, p, jac, phit, g), codegen
-
-    _call_resjac = call_resjac
-    _call_rates = call_rates
-    njit = _numba.njit
-    _qr_solve_into = njit(cache=True)(_qr_solve_into)
-    _newton_work_size = njit(cache=True)(_newton_work_size)
-    _newton_kernel = njit(cache=True)(_newton_kernel)
-    _newton_batch_kernel = njit(cache=True)(_newton_batch_kernel)
-    _rates_kernel = njit(cache=True)(_rates_kernel)
-    _rates_batch_kernel = njit(cache=True)(_rates_batch_kernel)
-    pointer = types.CPointer(types.float64)
-    _NUMBA.update(
-        newton=_newton_kernel, newton_batch=_newton_batch_kernel,
-        rates=_rates_kernel, rates_batch=_rates_batch_kernel,
-        sig_resjac=types.void(pointer, types.float64, pointer, pointer,
-                              pointer),
-        sig_rates=types.void(pointer, pointer, types.float64, pointer,
-                             pointer, pointer, pointer))
-    return _NUMBA
-
-
-class _NumbaKernels:
-    """Compiled back end: the generated evaluation functions become C
-    callbacks (``numba.cfunc``, compiled on first use, once per solver);
-    the generic Newton and rate kernels receive their addresses. Single
-    solves write into arrays allocated here (boxing a new array costs more
-    than a whole solve)."""
-
-    name = 'numba'
-
-    def __init__(self, sources, n, nc, dependent, independent, p, options,
-                 fallback):
-        self._sources = sources
-        self._fallback = fallback
-        self._p = p
-        self._nc = nc
-        self._dep = np.asarray(dependent, dtype=np.int64)
-        self._ind = np.asarray(independent, dtype=np.int64)
-        self._tol, self._step_tol, self._maxit = options
-        self._addresses = {}
-        self._callbacks = {}
-        nd = len(self._dep)
-        self._n = n
-        self._params = np.array([*options, nc, nd, *p], dtype=float)
-        self._ints = np.concatenate([self._dep, np.zeros(nd, np.int64)])
-        self._rate_ints = np.concatenate([self._dep, self._ind,
-                                          np.zeros(nd, np.int64)])
-        self._work = np.zeros(_newton_work_size(n, nc, nd))   # reused
-        _numba_generic()
-
-    def _address(self, key):
-        """Address of the compiled callback, or None (with a warning) if
-        numba cannot compile the generated code; the NumPy back end then
-        serves that quantity."""
-        if key not in self._addresses:
-            generic = _numba_generic()
-            function = _compile_source(self._sources[key], key)
-            try:
-                callback = _numba.cfunc(generic['sig_' + key])(function)
-            except Exception as error:  # numba raises many error types
-                warnings.warn(
-                    f'numba could not compile the generated constraint code '
-                    f'({type(error).__name__}); using the NumPy back end.',
-                    RuntimeWarning, stacklevel=4)
-                self._addresses[key] = None
-                return None
-            self._callbacks[key] = callback     # keeps the code alive
-            self._addresses[key] = callback.address
-        return self._addresses[key]
-
-    def _get(self, key):
-        address = self._addresses.get(key)
-        return address if address is not None else self._address(key)
-
-    def newton(self, q, t):
-        address = self._get('resjac')
-        if address is None:
-            return self._fallback.newton(q, t)
-        n = self._n
-        out = np.empty(n + 3)
-        status = _NUMBA['newton'](address, q, t, self._params, self._ints,
-                                  out, self._work)
-        return out[:n], status, out[n], out[n + 1], out[n + 2]
-
-    def newton_batch(self, Q, T):
-        address = self._get('resjac')
-        if address is None:
-            return self._fallback.newton_batch(Q, T)
-        out, status = _NUMBA['newton_batch'](address, Q, T, self._params,
-                                             self._ints)
-        n = self._n
-        return (np.ascontiguousarray(out[:, :n]), status,
-                out[:, n].astype(np.int64),
-                out[:, n + 1], out[:, n + 2])
-
-    def rates(self, q, qd, qdd, t, second):
-        address = self._get('rates')
-        if address is None:
-            return self._fallback.rates(q, qd, qdd, t, second)
-        out = np.empty(self._n)
-        ratio = _NUMBA['rates'](address, q, qd, qdd, t, self._params,
-                                self._rate_ints, second, out)
-        return out, ratio
-
-    def rates_batch(self, Q, QD, QDD, T, second):
-        address = self._get('rates')
-        if address is None:
-            return self._fallback.rates_batch(Q, QD, QDD, T, second)
-        return _NUMBA['rates_batch'](address, Q, QD, QDD, T, self._params,
-                                     self._rate_ints, second)
-
-
-def _lstsq_batch(A, b):
-    """Least-squares solutions of a stack ``A (m, nc, nd) x = b (m, nc)``
-    via SVD, dropping relative singular values below ``_RANK_RATIO``;
-    also returns the smallest/largest singular value ratio per row."""
-    U, s, Vt = np.linalg.svd(A, full_matrices=False)
-    nd = A.shape[2]
-    if nd == 0:
-        return np.zeros(A.shape[:1] + (0,)), np.ones(A.shape[0])
-    smax = s[:, :1]
-    keep = s > _RANK_RATIO * smax
-    inv = np.where(keep, 1.0 / np.where(keep, s, 1.0), 0.0)
-    coeff = np.einsum('mij,mi->mj', U, b) * inv
-    x = np.einsum('mji,mj->mi', Vt, coeff)
-    with np.errstate(invalid='ignore', divide='ignore'):
-        ratio = np.where(smax[:, 0] > 0, s[:, -1] / smax[:, 0], 0.0)
-    return x, ratio
-
-
-def _ratio(J, known=None):
-    """Smallest/largest singular value of ``J`` (``known`` if given)."""
-    if known is not None:
-        return known
-    if J.size == 0:
-        return 1.0
-    s = np.linalg.svd(J, compute_uv=False)
-    return float(s[-1] / s[0]) if s[0] > 0 else 0.0
-
-
-class _NumPyKernels:
-    """Vectorized NumPy back end: the batch is the last axis of every array
-    inside the generated functions; rows iterate together."""
-
-    name = 'numpy'
-
-    def __init__(self, sources, n, nc, dependent, independent, p, options):
-        self._f = {key: _compile_source(src, key)
-                   for key, src in sources.items()}
-        self._options = options
-        self._n, self._nc = n, nc
-        self._dep = np.asarray(dependent, dtype=np.int64)
-        self._ind = np.asarray(independent, dtype=np.int64)
-        self._p = p
-
-    def _resjac(self, X, T):
-        m, nc, nd = X.shape[0], self._nc, len(self._dep)
-        phi = np.zeros((nc, m))
-        jd = np.zeros((nc * nd, m))
-        self._f['resjac'](X.T, T, self._p, phi, jd)
-        return phi.T, jd.T.reshape(m, nc, nd)
-
-    def _res(self, X, T):
-        phi = np.zeros((self._nc, X.shape[0]))
-        self._f['res'](X.T, T, self._p, phi)
-        return phi.T
-
-    def jacobian(self, X, T):
-        m = X.shape[0]
-        J = np.zeros((self._nc * self._n, m))
-        phit = np.zeros((self._nc, m))
-        self._f['jact'](X.T, T, self._p, J, phit)
-        return J.T.reshape(m, self._nc, self._n), phit.T
-
-    def newton_batch(self, Q, T):
-        tol, step_tol, maxit = self._options
-        dep = self._dep
-        X = Q.copy()
-        m = X.shape[0]
-        status = np.full(m, _MAX_ITERATIONS, dtype=np.int64)
-        iterations = np.zeros(m, dtype=np.int64)
-        ratio = np.zeros(m)
-        with np.errstate(all='ignore'):
-            phi, jd = self._resjac(X, T)
-            f = np.sum(phi * phi, axis=1)
-            r = np.max(np.abs(phi), axis=1, initial=0.0)
-            active = np.isfinite(f)
-            status[~active] = _NONFINITE
-            for it in range(maxit + 1):
-                if not active.any():
-                    break
-                dx, rt = _lstsq_batch(jd, -phi)
-                ratio = np.where(active, rt, ratio)
-                step = np.max(np.abs(dx), axis=1, initial=0.0)
-                scale = np.max(np.abs(X[:, dep]), axis=1, initial=1.0)
-                done = active & (r <= tol) & (step <= step_tol * scale)
-                X[np.ix_(done, dep)] += dx[done]
-                status[done] = _CONVERGED
-                active &= ~done
-                if it == maxit or not active.any():
-                    break
-                alpha = np.where(active, np.minimum(
-                    1.0, _MAX_STEP * scale / np.maximum(step, 1e-300)), 0.0)
-                searching = active.copy()
-                Xt = X.copy()
-                for _ in range(_LINE_SEARCH_HALVINGS):
-                    Xt[:, dep] = X[:, dep] + alpha[:, None] * dx
-                    ft = np.sum(self._res(Xt, T) ** 2, axis=1)
-                    ok = np.isfinite(ft) & (ft <= (1 - 2 * _ARMIJO * alpha)
-                                            * f)
-                    searching &= ~ok
-                    if not searching.any():
-                        break
-                    alpha = np.where(searching, 0.5 * alpha, alpha)
-                stalled = searching
-                status[stalled] = _STALLED
-                active &= ~stalled
-                X[active] = Xt[active]
-                iterations[active] += 1
-                phi_new, jd_new = self._resjac(X, T)
-                phi = np.where(active[:, None], phi_new, phi)
-                jd = np.where(active[:, None, None], jd_new, jd)
-                f = np.sum(phi * phi, axis=1)
-                r = np.max(np.abs(phi), axis=1, initial=0.0)
-        residual = r
-        return X, status, iterations, residual, ratio
-
-    def newton(self, q, t):
-        # One configuration: the same iteration as the compiled kernel,
-        # without the batch bookkeeping.
-        tol, step_tol, maxit = self._options
-        dep, nc, nd = self._dep, self._nc, len(self._dep)
-        resjac = self._f['resjac']
-        x = q.copy()
-        if not np.isfinite(q).all():
-            return x, _BAD_INPUT, 0, np.nan, 0.0
-        phi, jd = np.zeros(nc), np.zeros(nc * nd)
-        trial, trial_jd = np.zeros(nc), np.zeros(nc * nd)
-        with np.errstate(all='ignore'):
-            resjac(x, t, self._p, phi, jd)
-            f = float(phi @ phi)
-            r = float(np.max(np.abs(phi), initial=0.0))
-            if not math.isfinite(f):
-                return x, _NONFINITE, 0, r, 0.0
-            it = 0
-            while True:
-                J = jd.reshape(nc, nd)
-                dx, ratio = None, None
-                if nc == nd:   # square: LU is cheaper than an SVD
-                    try:
-                        dx = np.linalg.solve(J, -phi)
-                    except np.linalg.LinAlgError:
-                        dx = None
-                if dx is None or not np.isfinite(dx).all():
-                    dx, ratio = _lstsq_batch(J[None], -phi[None])
-                    dx, ratio = dx[0], float(ratio[0])
-                step = float(np.max(np.abs(dx), initial=0.0))
-                scale = float(np.max(np.abs(x[dep]), initial=1.0))
-                if r <= tol and step <= step_tol * scale:
-                    x[dep] += dx
-                    return x, _CONVERGED, it, r, _ratio(J, ratio)
-                if it >= maxit:
-                    return x, _MAX_ITERATIONS, it, r, _ratio(J, ratio)
-                alpha = 1.0
-                if step > _MAX_STEP * scale:
-                    alpha = _MAX_STEP * scale / step
-                xt = x.copy()
-                for _ in range(_LINE_SEARCH_HALVINGS):
-                    xt[dep] = x[dep] + alpha * dx
-                    resjac(xt, t, self._p, trial, trial_jd)
-                    ft = float(trial @ trial)
-                    if math.isfinite(ft) and ft <= (
-                            1.0 - 2.0 * _ARMIJO * alpha) * f:
-                        break
-                    alpha *= 0.5
-                else:
-                    return x, _STALLED, it, r, _ratio(J, ratio)
-                it += 1
-                x = xt
-                phi, trial = trial, phi
-                jd, trial_jd = trial_jd, jd
-                f = ft
-                r = float(np.max(np.abs(phi), initial=0.0))
-
-    def rates_batch(self, Q, QD, QDD, T, second):
-        J, phit = self.jacobian(Q, T)
-        dep, ind = self._dep, self._ind
-        if second:
-            g = np.zeros((self._nc, Q.shape[0]))
-            self._f['gamma'](Q.T, QD.T, T, self._p, g)
-            rhs = g.T
-            known = QDD
-        else:
-            rhs = -phit
-            known = QD
-        rhs = rhs - np.einsum('mij,mj->mi', J[:, :, ind], known[:, ind])
-        x, ratio = _lstsq_batch(J[:, :, dep], rhs)
-        out = known.copy()
-        out[:, dep] = x
-        return out, ratio
-
-    def rates(self, q, qd, qdd, t, second):
-        if not (np.isfinite(q).all() and np.isfinite(qd).all()
-                and np.isfinite(qdd).all()):
-            return q.copy(), -1.0
-        out, ratio = self.rates_batch(q[None, :], qd[None, :], qdd[None, :],
-                                      np.array([t]), second)
-        return out[0], ratio[0]
-
-
 class HolonomicConstraintSolver:
     r"""Solve holonomic constraints ``Phi(q, t) = 0`` for the dependent
     coordinates, their velocities and accelerations.
@@ -900,10 +276,10 @@ class HolonomicConstraintSolver:
 
     ``Phi``, ``Phi_q``, ``Phi_t`` and the acceleration right-hand side are
     derived once, here, and generated as numeric code with common
-    subexpressions eliminated. When numba is installed (extra ``fast``),
-    that code and the Newton iteration are compiled on first use; otherwise
-    a vectorized NumPy implementation runs. Batches of configurations of
-    shape ``(m, n)`` are solved together in either back end.
+    subexpressions eliminated, compiled by SymEngine's LLVM JIT in
+    milliseconds and solved by numba kernels compiled once per installation
+    (see ``backend``). Batches of configurations of shape ``(m, n)`` are
+    solved together in either back end.
 
     Examples
     ========
@@ -958,8 +334,13 @@ class HolonomicConstraintSolver:
     step_tolerance : float, optional
         Largest Newton correction accepted at the solution, relative to
         ``max(1, |q_dependent|)`` (default 1e-10).
-    backend : {None, 'numba', 'numpy'}, optional
-        Force a back end; ``None`` uses numba when it can be imported.
+    backend : {'auto', 'compiled', 'numpy'}, optional
+        ``'auto'`` (default): compiled when SymEngine and numba import,
+        else NumPy. ``'compiled'``: the constraint functions are compiled
+        by SymEngine's LLVM JIT (milliseconds) and solved by numba kernels
+        compiled once per installation. ``'numpy'``: ``lambdify``-generated
+        NumPy functions and vectorized NumPy solves. ``'numba'`` is an
+        alias of ``'compiled'``.
 
     Raises
     ======
@@ -986,7 +367,7 @@ class HolonomicConstraintSolver:
 
     def __init__(self, constraints, coordinates, dependent, *,
                  constants=None, time=None, tolerance=1e-12,
-                 max_iterations=50, step_tolerance=1e-10, backend=None):
+                 max_iterations=50, step_tolerance=1e-10, backend='auto'):
         self._set_symbolic(constraints, coordinates, dependent, constants,
                            time)
         self._tolerance = self._positive_float('tolerance', tolerance)
@@ -1001,13 +382,8 @@ class HolonomicConstraintSolver:
             raise ValueError(f'max_iterations must be at least 1, got '
                              f'{max_iterations}.')
         self._max_iterations = int(max_iterations)
-        if backend not in (None, 'numba', 'numpy'):
-            raise ValueError(f"backend must be None, 'numba' or 'numpy', "
-                             f'not {backend!r}.')
-        if backend == 'numba' and _numba is None:
-            raise ValueError("backend='numba' needs numba, which could not "
-                             "be imported (install the 'fast' extra).")
-        self._backend_request = backend
+        self._backend_choice = resolve_backend(backend)
+        self._backend_request = 'auto' if backend is None else backend
         self._generate()
 
     # -- construction ------------------------------------------------------
@@ -1135,81 +511,17 @@ class HolonomicConstraintSolver:
         q_syms, u_syms, t_sym, p_syms, phi = self._symbols
         n, nc = len(q_syms), len(phi)
         dep = self._dep_index
-        qv = sm.Matrix(q_syms)
-        uv = sm.Matrix(u_syms)
-        jac = phi.jacobian(qv)
-        phi_t = phi.diff(t_sym)
-        # Seed 002: Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt.
-        gamma = (-(jac * uv).jacobian(qv) * uv - 2 * jac.diff(t_sym) * uv
-                 - phi_t.diff(t_sym))
-        self._symbolic = {'Phi': phi, 'Phi_q': jac, 'Phi_t': phi_t,
-                          'gamma': gamma}
-        unpack_q = [(str(s), f'q[{i}]') for i, s in enumerate(q_syms)]
-        unpack_u = [(str(s), f'u[{i}]') for i, s in enumerate(u_syms)]
-        unpack_p = [(str(s), f'p[{i}]') for i, s in enumerate(p_syms)]
-        unpack_t = [(str(t_sym), 't')]
-        base = unpack_q + unpack_t + unpack_p
-        sources = {
-            'resjac': _generate_function(
-                'resjac', ['q', 't', 'p', 'phi', 'jd'], base,
-                [(f'phi[{i}]', phi[i]) for i in range(nc)]
-                + [(f'jd[{i * len(dep) + k}]', jac[i, j]) for i in range(nc)
-                   for k, j in enumerate(dep)]),
-            'res': _generate_function(
-                'res', ['q', 't', 'p', 'phi'], base,
-                [(f'phi[{i}]', phi[i]) for i in range(nc)]),
-            'jact': _generate_function(
-                'jact', ['q', 't', 'p', 'jac', 'phit'], base,
-                [(f'jac[{i * n + j}]', jac[i, j]) for i in range(nc)
-                 for j in range(n)]
-                + [(f'phit[{i}]', phi_t[i]) for i in range(nc)]),
-            'rates': _generate_function(
-                'rates', ['q', 'u', 't', 'p', 'jac', 'phit', 'g'],
-                base + unpack_u,
-                [(f'jac[{i * n + j}]', jac[i, j]) for i in range(nc)
-                 for j in range(n)]
-                + [(f'phit[{i}]', phi_t[i]) for i in range(nc)]
-                + [(f'g[{i}]', gamma[i]) for i in range(nc)]),
-            'gamma': _generate_function(
-                'gamma', ['q', 'u', 't', 'p', 'g'], base + unpack_u,
-                [(f'g[{i}]', gamma[i]) for i in range(nc)]),
-        }
-        self._sources = sources
-        args = (sources, n, nc, dep, self._ind_index, self._p,
-                (self._tolerance, self._step_tolerance, self._max_iterations))
-        self._numpy = _NumPyKernels(*args)
-        use_numba = (self._backend_request == 'numba'
-                     or (self._backend_request is None
-                         and _numba is not None))
-        self._kernels = (_NumbaKernels(*args, self._numpy) if use_numba
-                         else self._numpy)
-        self._kernel_args = args
-
-    def _compiled_newton(self):
-        """The compiled Newton iteration for callers that run it inside
-        their own numba code (``simulate(backend='numba')``, whose
-        generated right-hand side calls :func:`_newton_kernel`, so that the
-        package has one Newton implementation): ``(address, params, ints,
-        work)``, the arguments of ``_numba_generic()['newton'](address, q,
-        t, params, ints, out, work)`` besides ``q``, ``t`` and ``out`` (of
-        length ``n + 3``). ``work`` is a new zeroed workspace. None when
-        numba is not available or cannot compile the constraint code. The
-        compiled callback is built even when this solver's own back end is
-        NumPy."""
-        if _numba is None:
-            return None
-        kernels = self._kernels
-        if not isinstance(kernels, _NumbaKernels):
-            kernels = getattr(self, '_numba_kernels', None)
-            if kernels is None:
-                kernels = _NumbaKernels(*self._kernel_args, self._numpy)
-                self._numba_kernels = kernels
-        address = kernels._get('resjac')
-        if address is None:
-            return None
-        n, nc, nd = kernels._n, kernels._nc, len(kernels._dep)
-        return (address, kernels._params, kernels._ints,
-                np.zeros(_newton_work_size(n, nc, nd)))
+        jac, phi_t, gamma = _derivatives(list(phi), q_syms, u_syms, t_sym)
+        self._derived = (jac, phi_t, gamma)
+        inputs = [t_sym, *q_syms, *u_syms, *p_syms]
+        resjac = list(phi) + [jac[i][j] for i in range(nc) for j in dep]
+        rates = ([jac[i][j] for i in range(nc) for j in range(n)]
+                 + list(phi_t) + list(gamma))
+        self._engine = ConstraintEngine(
+            inputs, resjac, rates, n, nc, dep, self._ind_index, self._p,
+            (self._tolerance, self._step_tolerance, self._max_iterations),
+            self._backend_choice,
+            strict=self._backend_request in ('compiled', 'numba'))
 
     @classmethod
     def from_kanes_method(cls, kane, constants, **options):
@@ -1384,8 +696,8 @@ class HolonomicConstraintSolver:
 
     @property
     def backend(self):
-        """``'numba'`` or ``'numpy'``: the back end in use."""
-        return self._kernels.name
+        """``'compiled'`` or ``'numpy'``: the back end in use."""
+        return self._engine.backend
 
     @property
     def symbolic(self):
@@ -1393,7 +705,15 @@ class HolonomicConstraintSolver:
         ``_u<i>`` (velocities), ``_t`` and ``_p<i>``: a dict with keys
         ``'Phi'``, ``'Phi_q'``, ``'Phi_t'`` and ``'gamma'`` (the
         acceleration right-hand side)."""
-        return dict(self._symbolic)
+        q_syms, u_syms, t_sym, p_syms, phi = self._symbols
+        jac, phi_t, gamma = self._derived
+
+        def matrix(rows):
+            return sm.Matrix([[_to_sympy(e) for e in row] for row in rows])
+        return {'Phi': phi, 'Phi_q': matrix(jac) if jac else
+                sm.zeros(0, len(q_syms)),
+                'Phi_t': matrix([[e] for e in phi_t]),
+                'gamma': matrix([[e] for e in gamma])}
 
     def __repr__(self):
         parts = [f'{list(self._constraints)}', f'{list(self._coordinates)}',
@@ -1407,7 +727,7 @@ class HolonomicConstraintSolver:
             value = getattr(self, name)
             if value != default:
                 parts.append(f'{name}={value!r}')
-        if self._backend_request is not None:
+        if self._backend_request != 'auto':
             parts.append(f'backend={self._backend_request!r}')
         return f'HolonomicConstraintSolver({", ".join(parts)})'
 
@@ -1549,7 +869,7 @@ class HolonomicConstraintSolver:
             q = self._as_states('q', q, check_finite=False)
         if q.ndim == 1:
             t = self._as_times(t, None)
-            x, status, it, r, ratio = self._kernels.newton(q, t)
+            x, status, it, r, ratio = self._engine.newton(q, t)
             if status == _BAD_INPUT:   # both back ends check q themselves
                 self._as_states('q', q)
             if status != _CONVERGED or ratio < _SINGULAR_RATIO:
@@ -1557,7 +877,7 @@ class HolonomicConstraintSolver:
             return x
         q = self._as_states('q', q)
         t = self._as_times(t, q.shape[0])
-        X, status, it, r, ratio = self._kernels.newton_batch(q, t)
+        X, status, it, r, ratio = self._engine.newton_batch(q, t)
         bad = np.nonzero((status != _CONVERGED) | (ratio < _SINGULAR_RATIO))[0]
         if len(bad):
             row = bad[0]
@@ -1676,7 +996,7 @@ class HolonomicConstraintSolver:
                  if second else qdot)
         if q.ndim == 1:
             t = self._as_times(t, None)
-            out, ratio = self._kernels.rates(q, qdot, qddot, t, second)
+            out, ratio = self._engine.rates(q, qdot, qddot, t, second)
             if ratio < _SINGULAR_RATIO:
                 if ratio < 0.0:
                     for name, value in (('q', q), ('qdot', qdot),
@@ -1687,7 +1007,7 @@ class HolonomicConstraintSolver:
         for name, value in (('q', q), ('qdot', qdot), ('qddot', qddot)):
             self._as_states(name, value)
         t = self._as_times(t, q.shape[0])
-        out, ratio = self._kernels.rates_batch(
+        out, ratio = self._engine.rates_batch(
             np.ascontiguousarray(q), np.ascontiguousarray(qdot),
             np.ascontiguousarray(qddot), t, second)
         bad = np.nonzero(ratio < _SINGULAR_RATIO)[0]
@@ -1844,8 +1164,8 @@ class HolonomicConstraintSolver:
         q = self._as_states('q', q)
         if q.ndim == 1:
             t = self._as_times(t, None)
-            return self._numpy.jacobian(q[None, :], np.array([t]))[0][0]
-        return self._numpy.jacobian(q, self._as_times(t, q.shape[0]))[0]
+            return self._engine.jacobian(q[None, :], np.array([t]))[0][0]
+        return self._engine.jacobian(q, self._as_times(t, q.shape[0]))[0]
 
     def residual(self, q, t=0.0):
         """Return ``Phi(q, t)``, shape (nc,) or (m, nc).
@@ -1870,8 +1190,8 @@ class HolonomicConstraintSolver:
         q = self._as_states('q', q)
         if q.ndim == 1:
             t = self._as_times(t, None)
-            return self._numpy._res(q[None, :], np.array([t]))[0]
-        return self._numpy._res(q, self._as_times(t, q.shape[0]))
+            return self._engine.residual(q[None, :], np.array([t]))[0]
+        return self._engine.residual(q, self._as_times(t, q.shape[0]))
 
     def analyze(self, q, t=0.0, *, rank_tolerance=1e-9):
         r"""Rank, mobility and redundancy of the constraints at ``q``.

@@ -48,22 +48,22 @@ References
    friction in joints from the joint reactions, by relaxation.
 """
 
-import hashlib
+import logging
 import math
 import numbers
-import types
+import time
 import warnings
 import weakref
 from dataclasses import dataclass, field
 
 import numpy as np
 import sympy as sm
-from scipy.integrate import ODEintWarning, odeint, solve_ivp
-from sympy.physics.mechanics import (KanesMethod, System, dynamicsymbols,
-                                     find_dynamicsymbols, msubs)
+from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
-from ._codegen import function_source, load_module
-from ._utils import _kanes_parts, _lambdify
+from ._model import NumericModel
+from ._numeric import resolve_backend
+from ._numeric.codegen import CodegenError
+from ._problem import Problem, evaluate_outputs, format_state, integrate
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -228,6 +228,16 @@ class SimulationResult:
     constants : tuple of (Symbol, float)
         The numeric constants used, in the fixed packing order (sorted by
         SymPy's ``default_sort_key``).
+    backend : str
+        ``'compiled'`` or ``'numpy'``: the back end that ran.
+    timings : dict
+        Seconds spent in ``'derivation'`` (symbolic preparation of the
+        numeric model), ``'codegen'`` (code generation; both are paid by
+        the first call for a model and are 0 afterwards), ``'kernels'``
+        (loading, or on an installation's first use compiling, the generic
+        kernels), ``'setup'`` (everything before the integration,
+        including the three before) and ``'integration'`` (the integration
+        and the samples).
 
     References
     ==========
@@ -257,6 +267,8 @@ class SimulationResult:
     coordinates: tuple = field(default=())
     speeds: tuple = field(default=())
     constants: tuple = field(default=())
+    backend: str = 'numpy'
+    timings: dict = field(default_factory=dict)
 
     def __repr__(self):
         return (f'SimulationResult(success={self.success}, '
@@ -277,12 +289,19 @@ def _name(symbol):
     return getattr(symbol, 'name', str(symbol))
 
 
-def _format_state(symbols, values):
-    """``'x = 0.1, y = 2'``: a state for an error message."""
-    if values is None:
-        return '?'
-    return ', '.join(f'{s.name} = {float(v):.10g}'
-                     for s, v in zip(symbols, values))
+_format_state = format_state
+_LOG = logging.getLogger('sympy_loads')
+# set-up steps longer than this (seconds) are logged as warnings
+_SLOW = 2.0
+
+
+def _log_slow(what, seconds):
+    """Log a set-up step: a warning (shown by default) when it took more
+    than two seconds, else at debug level."""
+    if seconds > _SLOW:
+        _LOG.warning('sympy_loads: %s took %.1f s', what, seconds)
+    else:
+        _LOG.debug('sympy_loads: %s took %.3f s', what, seconds)
 
 
 def _max_or_zero(values):
@@ -325,412 +344,28 @@ def _symbol_key(symbol):
     return sm.default_sort_key(symbol)
 
 
-class _NumericModel:
-    """The numeric functions of one KanesMethod, generated once.
-
-    Argument order of every generated function (fixed, documented in
-    :func:`simulate`)::
-
-        (t, q, u, c, s)
-
-    ``q``/``u`` in ``kane.q``/``kane.u`` order, ``c`` the constants sorted
-    by ``default_sort_key`` (``self.constants``), ``s`` the specified inputs
-    sorted the same way (``self.specified``) followed by the joint-friction
-    magnitudes in the order given (``self.friction``).
-    """
-
-    def __init__(self, kane, friction_symbols=()):
-        self.kane = kane
-        self.q = list(kane.q)
-        self.u = list(kane.u)
-        parts = _kanes_parts(kane)
-        q_dep, u_dep, k_nh, f_nh = (parts.q_dep, parts.u_dep, parts.k_nh,
-                                    parts.f_nh)
-        f_h = sm.Matrix(parts.holonomic_constraints) \
-            if parts.holonomic_constraints else sm.zeros(0, 1)
-        self.q_dep_idx = np.array([self.q.index(s) for s in q_dep], int)
-        self.u_dep_idx = np.array([self.u.index(s) for s in u_dep], int)
-        self.q_ind_idx = np.array(
-            [i for i in range(len(self.q)) if i not in set(self.q_dep_idx)],
-            int)
-        self.u_ind_idx = np.array(
-            [i for i in range(len(self.u)) if i not in set(self.u_dep_idx)],
-            int)
-        self.has_config_constraints = len(f_h) > 0
-        self.has_velocity_constraints = len(u_dep) > 0
-
-        m_kin = sm.Matrix(kane.mass_matrix_kin)
-        f_kin = sm.Matrix(kane.forcing_kin)
-        mass = sm.Matrix(kane.mass_matrix)
-        forcing = sm.Matrix(kane.forcing)
-        self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
-
-        everything = sm.Matrix.vstack(
-            m_kin.reshape(len(m_kin), 1), f_kin,
-            mass.reshape(len(mass), 1), forcing,
-            f_h, k_nh.reshape(len(k_nh), 1), f_nh)
-        self.friction = list(friction_symbols)
-        dynamic = set(find_dynamicsymbols(everything))
-        derivatives = [s for s in dynamic if isinstance(s, sm.Derivative)]
-        if derivatives:
-            raise ValueError(
-                f'model: the equations of motion contain the time '
-                f'derivatives {sorted(map(str, derivatives))}; simulate() '
-                f'needs equations in q, u and time functions only.')
-        known = set(self.q) | set(self.u) | set(self.friction)
-        self.specified = sorted(dynamic - known, key=_symbol_key)
-        free = set(everything.free_symbols) - {_TIME}
-        self.constants = sorted(free, key=_symbol_key)
-        if self.has_config_constraints:
-            in_constraints = set(find_dynamicsymbols(f_h)) - set(self.q)
-            if in_constraints:
-                raise ValueError(
-                    f'model: the holonomic constraints contain the specified '
-                    f'inputs {sorted(map(str, in_constraints))}; only '
-                    f'coordinates and time may appear in them.')
-
-        args = (_TIME, self.q, self.u, self.constants,
-                self.specified + self.friction)
-        self._args = args
-        self.eom = _lambdify(args, [m_kin, f_kin, mass, forcing])
-        self.velocity_matrices = _lambdify(args, [k_nh, f_nh])
-        self.holonomic = _lambdify(args, f_h)
-        self.f_h = f_h
-        self._outputs = {}
-        self._symbolic = (m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h)
-        self._compiled = None
-
-    def compiled(self):
-        """Return the numba-compiled ``(velocity, eom)`` kernels (see
-        :func:`_compile_kernels`), or None when numba is unavailable or
-        cannot compile this model; generated once."""
-        if self._compiled is None:
-            try:
-                self._compiled = _compile_kernels(self, *self._symbolic)
-            except Exception:   # no numba, or an expression it cannot type
-                self._compiled = False
-        return self._compiled or None
-
-    def output_function(self, outputs):
-        """Return ``(names, shapes, f(t, q, u, udot, c, s))`` for the
-        ``outputs`` mapping, generated once per set of expressions."""
-        key = tuple((name, expr) for name, expr in outputs.items())
-        if key in self._outputs:
-            return self._outputs[key]
-        kindiff = self.kane.kindiffdict()
-        udot = [s.diff(_TIME) for s in self.u]
-        udot_symbols = [sm.Dummy(f'{s.name}_dot') for s in self.u]
-        allowed = (set(self.q) | set(self.u) | set(self.specified)
-                   | set(self.friction))
-        exprs, shapes = [], []
-        for name, expr in outputs.items():
-            matrix = sm.Matrix([expr]) if not isinstance(
-                expr, sm.MatrixBase) else sm.Matrix(expr)
-            if matrix.shape[1] != 1 and matrix.shape[0] != 1:
-                raise ValueError(
-                    f'outputs[{name!r}] must be a scalar or a column/row '
-                    f'matrix, not shape {matrix.shape}.')
-            matrix = msubs(matrix, kindiff)
-            matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
-            unknown = [s for s in find_dynamicsymbols(matrix)
-                       if s not in allowed]
-            if unknown:
-                raise ValueError(
-                    f'outputs[{name!r}] contains {sorted(map(str, unknown))}, '
-                    f'which are neither coordinates, speeds, their time '
-                    f'derivatives nor specified inputs of the model.')
-            exprs.append(matrix.reshape(len(matrix), 1))
-            shapes.append(None if isinstance(expr, sm.Expr) and not
-                          isinstance(expr, sm.MatrixBase) else len(matrix))
-        extra = sorted(set().union(*[e.free_symbols for e in exprs])
-                       - {_TIME} - set(self.constants) - set(udot_symbols),
-                       key=_symbol_key) if exprs else []
-        function = _lambdify(
-            (_TIME, self.q, self.u, udot_symbols, self.constants + extra,
-             self.specified + self.friction), exprs)
-        uses_udot = any(e.has(*udot_symbols) for e in exprs)
-        self._outputs[key] = (list(outputs), shapes, function, extra,
-                              uses_udot)
-        return self._outputs[key]
-
-
-# Numbers of the compiled path: status codes of the kernels (0 = success).
-_OK, _NEWTON_FAILED, _VELOCITY_SINGULAR, _MASS_SINGULAR = 0, 1, 2, 3
-# The compiled right-hand side hands over to the NumPy path (the
-# HolonomicConstraintSolver's solve with its diagnostics) when the Newton
-# kernel did not converge or the smallest/largest pivot ratio of the last
-# dependent-coordinate Jacobian is below this.
-_PIVOT_HANDOVER = 1e-6
-
-_SOLVE_SOURCE = '''
-@JIT
-def _solve(A, b, n):
-    """Solve A x = b (n x n) by Gaussian elimination with partial pivoting,
-    in place (x is left in b). Returns the ratio of the smallest to the
-    largest pivot, 0.0 if A is singular or not finite.
-
-    Not constraints._qr_solve_into on purpose: every system solved here is
-    square (the kinematic and mass matrices, the dependent-speed block of
-    the velocity constraints; the position constraints go through the
-    constraint solver's Newton kernel and its QR), and elimination
-    costs about half of a pivoted QR. It is part of the generated source
-    so that the disk cache key covers it."""
-    if n == 0:
-        return 1.0
-    big = 0.0
-    small = math.inf
-    for k in range(n):
-        p = k
-        amax = abs(A[k, k])
-        for i in range(k + 1, n):
-            if abs(A[i, k]) > amax:
-                amax = abs(A[i, k])
-                p = i
-        if not (amax > 0.0) or amax == math.inf:
-            return 0.0
-        if p != k:
-            for j in range(n):
-                tmp = A[k, j]
-                A[k, j] = A[p, j]
-                A[p, j] = tmp
-            tmp = b[k]
-            b[k] = b[p]
-            b[p] = tmp
-        big = max(big, amax)
-        small = min(small, amax)
-        for i in range(k + 1, n):
-            factor = A[i, k] / A[k, k]
-            if factor != 0.0:
-                for j in range(k + 1, n):
-                    A[i, j] -= factor * A[k, j]
-                b[i] -= factor * b[k]
-    for i in range(n - 1, -1, -1):
-        total = b[i]
-        for j in range(i + 1, n):
-            total -= A[i, j] * b[j]
-        b[i] = total / A[i, i]
-    return small / big
-'''
-
-
-def _kernel_source(nm, m_kin, f_kin, mass, forcing, k_nh, f_nh, f_h):
-    """Python source (for numba) of the compiled right-hand side.
-
-    One module with, in the fixed argument order of :class:`_NumericModel`:
-
-    ``rhs(t, y, c, s, address, params, ints, work, info) -> ydot``
-        the whole right-hand side of the integrator state ``y`` (the
-        layout of :meth:`_Problem.pack`): Newton-Raphson on the dependent
-        coordinates from the guess carried in ``y`` by the
-        :class:`HolonomicConstraintSolver`'s compiled kernel
-        (``address, params, ints, work`` from its ``_compiled_newton()``;
-        placeholders without configuration constraints), dependent speeds
-        from the velocity constraints, ``qdot`` and ``udot`` from the
-        kinematic and dynamic equations; ``info[0]`` is a status code
-        (nonzero: hand over to the NumPy path, which reports the failure
-        or recovers);
-    ``states(T, Y, c, S, address, params, ints, work, out, status)``
-        the corrected ``[q, u, constraint residual, velocity residual]``
-        of every row of ``Y`` (the samples), into ``out``;
-    ``eom(t, q, u, c, s, info) -> [qdot, udot]``
-        the derivatives at a corrected state (used with joint friction).
-
-    Small dense solves are Gaussian elimination written out here: numba's
-    ``np.linalg.solve`` costs seconds of compile time and a LAPACK call
-    per solve, both more than these 2x2 .. 10x10 systems need.
-    """
-    from sympy.printing.pycode import PythonCodePrinter
-    printer = PythonCodePrinter({'standard': 'python3',
-                                 'fully_qualified_modules': True})
-    groups = {'q': nm.q, 'u': nm.u, 'c': nm.constants,
-              's': nm.specified + nm.friction}
-    plain = {_TIME: sm.Symbol('t')}
-    unpack = []
-    for name, symbols in groups.items():
-        for i, symbol in enumerate(symbols):
-            var = sm.Symbol(f'{name}_{i}_')
-            plain[symbol] = var
-            unpack.append((var, f'{name}[{i}]'))
-    nq, nu = len(nm.q), len(nm.u)
-    dep_u = [int(i) for i in nm.u_dep_idx]
-    ind_u = [int(i) for i in nm.u_ind_idx]
-    nc, ud = len(f_h), len(dep_u)
-    partitioned = nm.has_config_constraints or nm.has_velocity_constraints
-    ny = nq + (len(ind_u) if partitioned else nu)
-
-    def function(name, arguments, matrices, targets):
-        """``def name(arguments)`` writing each matrix into its target
-        array (allocated by the caller; lower-case targets are vectors),
-        after cse."""
-        outputs = []
-        for target, matrix in zip(targets, matrices):
-            matrix = sm.Matrix(matrix).xreplace(plain)
-            for i in range(matrix.shape[0]):
-                for j in range(matrix.shape[1]):
-                    index = f'{i}' if matrix.shape[1] == 1 and \
-                        target.islower() else f'{i}, {j}'
-                    outputs.append((f'{target}[{index}]', matrix[i, j]))
-        return ['', ''] + function_source(
-            name, arguments, unpack, outputs, printer,
-            decorator='@JIT').splitlines()
-
-    lines = ['import math', '', 'import numba', 'import numpy as np', '']
-    if nc:
-        lines += ['from sympy_loads.constraints import _numba_generic', '',
-                  "_newton = _numba_generic()['newton']"]
-    lines += ['CACHE = True',
-              "JIT = numba.njit(cache=CACHE, error_model='numpy')", '', '',
-              _SOLVE_SOURCE]
-    # generated matrix functions: lower-case targets are vectors
-    lines += function('_eom_matrices', ['t', 'q', 'u', 'c', 's', 'MK', 'fk',
-                                        'M', 'f'],
-                      [m_kin, f_kin, mass, forcing], ['MK', 'fk', 'M', 'f'])
-    if ud:
-        lines += function('_velocity_matrices', ['t', 'q', 'u', 'c', 's',
-                                                 'K', 'f'],
-                          [k_nh, f_nh], ['K', 'f'])
-    if nc:
-        lines += function('_residual', ['t', 'q', 'c', 'phi'], [f_h],
-                          ['phi'])
-
-    # _correct: dependent coordinates (Newton) and speeds, in place. The
-    # Newton iteration is the constraint solver's compiled kernel
-    # (constraints._newton_kernel, damped, least squares for redundant
-    # sets), called directly: no Python between here and it.
-    body = ['', '', '@JIT',
-            'def _correct(t, q, u, c, s, address, params, ints, work):']
-    if nc:
-        body += [
-            f'    out = np.empty({nq + 3})',
-            '    status = _newton(address, q, t, params, ints, out, work)',
-            f'    if status != 0 or not out[{nq + 2}] >= '
-            f'{_PIVOT_HANDOVER!r}:',
-            f'        return {_NEWTON_FAILED}',
-            f'    for j in range({nq}):',
-            '        q[j] = out[j]']
-    if ud:
-        body += [f'    K = np.empty(({ud}, {nu}))', f'    f = np.empty({ud})',
-                 '    _velocity_matrices(t, q, u, c, s, K, f)',
-                 f'    A = np.empty(({ud}, {ud}))', f'    b = np.empty({ud})']
-        for i in range(ud):
-            terms = ' + '.join([f'K[{i}, {j}]*u[{j}]' for j in ind_u]
-                               + [f'f[{i}]'])
-            body.append(f'    b[{i}] = -({terms})')
-            body += [f'    A[{i}, {k}] = K[{i}, {j}]'
-                     for k, j in enumerate(dep_u)]
-        body += [f'    if _solve(A, b, {ud}) == 0.0:',
-                 f'        return {_VELOCITY_SINGULAR}']
-        body += [f'    u[{j}] = b[{k}]' for k, j in enumerate(dep_u)]
-    body.append(f'    return {_OK}')
-    lines += body
-
-    # _derivatives: qdot, udot into out[0:nq], out[nq:nq+nu]
-    lines += ['', '', '@JIT',
-              'def _derivatives(t, q, u, c, s, out):',
-              f'    MK = np.empty(({nq}, {nq}))', f'    fk = np.empty({nq})',
-              f'    M = np.empty(({nu}, {nu}))', f'    f = np.empty({nu})',
-              '    _eom_matrices(t, q, u, c, s, MK, fk, M, f)']
-    if not nm.kinematics_is_identity:
-        lines += [f'    if _solve(MK, fk, {nq}) == 0.0:',
-                  f'        return {_MASS_SINGULAR}']
-    lines += [f'    if _solve(M, f, {nu}) == 0.0:',
-              f'        return {_MASS_SINGULAR}',
-              f'    for i in range({nq}):', '        out[i] = fk[i]',
-              f'    for i in range({nu}):', f'        out[{nq} + i] = f[i]',
-              f'    return {_OK}']
-
-    # entry points
-    unpack_y = [f'    q = y[:{nq}].copy()']
-    if partitioned:
-        unpack_y += [f'    u = np.zeros({nu})']
-        unpack_y += [f'    u[{j}] = y[{nq + k}]' for k, j in enumerate(ind_u)]
-    else:
-        unpack_y += [f'    u = y[{nq}:].copy()']
-    lines += ['', '', '@JIT',
-              'def rhs(t, y, c, s, address, params, ints, work, info):'
-              ] + unpack_y + [
-        '    status = _correct(t, q, u, c, s, address, params, ints, work)',
-        f'    out = np.empty({nq + nu})',
-        '    if status == 0:',
-        '        status = _derivatives(t, q, u, c, s, out)',
-        '    info[0] = status']
-    if partitioned:
-        lines += [f'    ydot = np.empty({ny})',
-                  f'    ydot[:{nq}] = out[:{nq}]']
-        lines += [f'    ydot[{nq + k}] = out[{nq + j}]'
-                  for k, j in enumerate(ind_u)]
-        lines += ['    return ydot']
-    else:
-        lines += ['    return out']
-
-    lines += ['', '', '@JIT',
-              'def states(T, Y, c, S, address, params, ints, work, out, '
-              'status):',
-              '    for row in range(T.shape[0]):', '        t = T[row]',
-              '        y = Y[row]', '        s = S[row]']
-    lines += ['    ' + line for line in unpack_y]
-    lines += ['        status[row] = _correct(t, q, u, c, s, address, params, '
-              'ints, work)',
-              f'        out[row, :{nq}] = q',
-              f'        out[row, {nq}:{nq + nu}] = u',
-              f'        out[row, {nq + nu}] = 0.0',
-              f'        out[row, {nq + nu + 1}] = 0.0']
-    if nc:
-        lines += [f'        phi = np.empty({nc})',
-                  '        _residual(t, q, c, phi)',
-                  f'        for i in range({nc}):',
-                  f'            out[row, {nq + nu}] = max(out[row, {nq + nu}],'
-                  f' abs(phi[i]))']
-    if ud:
-        lines += [f'        K = np.empty(({ud}, {nu}))',
-                  f'        f = np.empty({ud})',
-                  '        _velocity_matrices(t, q, u, c, s, K, f)',
-                  f'        for i in range({ud}):',
-                  '            total = f[i]',
-                  f'            for j in range({nu}):',
-                  '                total += K[i, j] * u[j]',
-                  f'            out[row, {nq + nu + 1}] = max('
-                  f'out[row, {nq + nu + 1}], abs(total))']
-    lines += ['    return']
-
-    lines += ['', '', '@JIT',
-              'def eom(t, q, u, c, s, info):',
-              f'    out = np.empty({nq + nu})',
-              '    info[0] = _derivatives(t, q, u, c, s, out)',
-              '    return out']
-    return '\n'.join(lines) + '\n'
-
-
-def _compile_kernels(nm, *matrices):
-    """The compiled (numba) path: the module of :func:`_kernel_source`,
-    written to the kernel cache directory (``$SYMPY_LOADS_CACHE_DIR``) and
-    imported from there by :func:`._codegen.load_module`, so that numba's
-    ``cache=True`` compiles it once per model and machine. numba compiles
-    each function on its first call (or loads it from the disk cache)."""
-    import numba
-    from . import constraints
-    # numba's cache keeps the Newton kernel compiled into the module: a
-    # change of constraints.py must give a new module
-    with open(constraints.__file__, 'rb') as file:
-        solver_version = hashlib.sha256(file.read()).hexdigest()
-    return load_module(_kernel_source(nm, *matrices), 'sympy_loads_kernels',
-                       disk_cache=True,
-                       versions=(numba.__version__, np.__version__,
-                                 solver_version))
-
-
 _CACHE = weakref.WeakKeyDictionary()
-# odeint's limit on internal steps per output interval (solve_ivp has none)
-_ODEINT_MAX_STEPS = 1_000_000
 
 
-def _numeric_model(kane, friction_symbols=()):
-    """Return the cached :class:`_NumericModel` of ``kane`` (generated on
-    the first call for this model and set of friction symbols)."""
+def _numeric_model(kane, friction_symbols, backend, strict=False):
+    """The cached :class:`._model.NumericModel` of ``kane`` (generated on
+    the first call for this model, set of friction symbols and back end;
+    a model SymEngine cannot compile falls back to NumPy under 'auto')."""
     per_model = _CACHE.setdefault(kane, {})
-    key = tuple(friction_symbols)
+    key = (tuple(friction_symbols), backend)
     if key not in per_model:
-        per_model[key] = _NumericModel(kane, key)
+        try:
+            per_model[key] = model = NumericModel(kane, key[0], backend)
+            _log_slow('deriving the equations for numeric code',
+                      model.seconds['derivation'])
+            _log_slow(f'generating {backend} code for the model',
+                      model.seconds['codegen'])
+        except CodegenError as error:
+            if backend != 'compiled' or strict:
+                raise ValueError(f'simulate(): {error}') from None
+            warnings.warn(f'{error} Using the NumPy back end.',
+                          RuntimeWarning, stacklevel=3)
+            per_model[key] = _numeric_model(kane, key[0], 'numpy')
     return per_model[key]
 
 
@@ -879,244 +514,6 @@ def _initial_state(nm, initial_conditions):
 # ---------------------------------------------------------------------------
 # The numeric problem
 
-class _Problem:
-    """Right-hand side and state reconstruction for one simulate() call."""
-
-    def __init__(self, nm, constants, spec_functions, solver,
-                 friction_functions, friction_options, backend='numpy'):
-        self.nm = nm
-        self.c = constants
-        self.spec_functions = spec_functions
-        self.solver = solver
-        self.solver_error = solver_error_class() if solver else None
-        self.friction_functions = friction_functions
-        self.n_friction = len(nm.friction)
-        self.friction_values = np.zeros(self.n_friction)
-        (self.friction_tolerance, self.friction_max_iterations,
-         self.friction_relaxation) = friction_options
-        self.kernels = nm.compiled() if backend == 'numba' else None
-        if backend == 'numba' and self.kernels is None:
-            raise ValueError("backend='numba' needs numba (pip install "
-                             "numba) and a model it can compile.")
-        self.partitioned = nm.has_config_constraints or \
-            nm.has_velocity_constraints
-        self.nq, self.nu = len(nm.q), len(nm.u)
-        self._info = np.zeros(1, dtype=np.int64)
-        self._c = np.ascontiguousarray(self.c, dtype=float)
-        # The whole right-hand side in one compiled call, without joint
-        # friction (an iteration around the kinematics and dynamics). Its
-        # Newton iteration is the constraint solver's compiled kernel, so
-        # that needs numba to compile the solver's constraint code too.
-        self._newton = (0, np.zeros(0), np.zeros(0, dtype=np.int64),
-                        np.zeros(0))
-        newton = solver._compiled_newton() if (
-            solver is not None and self.kernels is not None) else None
-        if newton is not None:
-            self._newton = newton
-        self.fused = self.kernels is not None and not self.n_friction and \
-            (solver is None or newton is not None)
-
-    def compile(self, t, y):
-        """Compile (or load from the disk cache) the kernels this problem
-        uses, by calling them once at the initial state: numba compiles a
-        function on its first call, and only the ones needed."""
-        if self.kernels is None:
-            return
-        import numba
-        try:
-            if self.fused:
-                self.fast_rhs()(t, y)
-                self.samples(np.array([t]), np.asarray(y)[:, None])
-            else:
-                q, u = self.full_state(t, y)
-                self._solve_eom(t, q, u, self.specified(t) + [0.0] * len(
-                    self.nm.friction))
-        except numba.core.errors.NumbaError as error:
-            raise ValueError(f"backend='numba' cannot compile this model "
-                             f"({error}); use backend='numpy'.") from None
-
-    def fast_rhs(self):
-        """Return ``f(t, y)``: the right-hand side for the integrator.
-
-        With the compiled kernels, one call evaluates everything; any
-        nonzero status (Newton not converged in its plain iterations,
-        nearly singular Jacobian or mass matrix) repeats the evaluation on
-        the NumPy path, which recovers (damped Newton of the constraint
-        solver) or raises the :class:`SimulationError` with the details.
-        """
-        if not self.fused:
-            return self.rhs
-        kernel, c, info = self.kernels.rhs, self._c, self._info
-        address, params, ints, work = self._newton
-        slow, functions, empty = self.rhs, self.spec_functions, np.zeros(0)
-
-        def rhs(t, y):
-            s = np.array([f(t) for f in functions], dtype=float) \
-                if functions else empty
-            try:
-                ydot = kernel(t, y, c, s, address, params, ints, work, info)
-            except TypeError:   # not a contiguous float array
-                ydot = kernel(float(t), np.ascontiguousarray(y, dtype=float),
-                              c, s, address, params, ints, work, info)
-            if info[0]:
-                return slow(t, y)
-            return ydot
-        return rhs
-
-    def samples(self, times, states):
-        """Return the corrected ``q, u`` and the configuration and
-        velocity constraint residuals at the integrator's samples
-        (``states`` has one column per sample, as ``solve_ivp``'s ``y``)."""
-        n = len(times)
-        if self.fused and n:
-            Y = np.ascontiguousarray(np.asarray(states, dtype=float).T)
-            T = np.ascontiguousarray(times, dtype=float)
-            S = np.array([self.specified(t) for t in T],
-                         dtype=float).reshape(n, len(self.spec_functions))
-            out = np.empty((n, self.nq + self.nu + 2))
-            status = np.zeros(n, dtype=np.int64)
-            self.kernels.states(T, Y, self._c, S, *self._newton, out, status)
-            q, u = out[:, :self.nq], out[:, self.nq:self.nq + self.nu]
-            for i in np.nonzero(status)[0]:    # NumPy path: recover/report
-                q[i], u[i] = self.full_state(times[i], Y[i])
-            residual, velocity = out[:, -2].copy(), out[:, -1].copy()
-            if status.any():
-                bad = np.nonzero(status)[0]
-                residual[bad], velocity[bad] = _residuals(
-                    self, times[bad], q[bad], u[bad])
-            return q.copy(), u.copy(), residual, velocity
-        q = np.empty((n, self.nq))
-        u = np.empty((n, self.nu))
-        for i in range(n):
-            q[i], u[i] = self.full_state(times[i], states[:, i])
-        residual, velocity = _residuals(self, times, q, u)
-        return q, u, residual, velocity
-
-    # state layout: [q (all), u (all)] if not partitioned, else
-    # [q (all; dependent entries only as Newton guesses), u_ind]
-    def state_size(self):
-        if self.partitioned:
-            return self.nq + len(self.nm.u_ind_idx)
-        return self.nq + self.nu
-
-    def pack(self, q, u):
-        if self.partitioned:
-            return np.concatenate([q, u[self.nm.u_ind_idx]])
-        return np.concatenate([q, u])
-
-    def specified(self, t):
-        return [f(t) for f in self.spec_functions]
-
-    def solve_positions(self, t, q):
-        if not self.nm.has_config_constraints:
-            return q
-        try:
-            return np.asarray(self.solver.solve_positions(q, t), dtype=float)
-        except self.solver_error as error:
-            raise SimulationError(
-                f'the holonomic constraints could not be solved at t = '
-                f'{float(t):.10g} ({_format_state(self.nm.q, q)}): {error}',
-                time=t, q=q) from error
-
-    def dependent_speeds(self, t, q, u, s):
-        nm = self.nm
-        if not nm.has_velocity_constraints:
-            return u
-        k_nh, f_nh = nm.velocity_matrices(t, q, u, self.c, s)
-        k_nh = np.asarray(k_nh, dtype=float)
-        rhs = -(k_nh[:, nm.u_ind_idx] @ u[nm.u_ind_idx]
-                + np.asarray(f_nh, dtype=float).ravel())
-        try:
-            u = u.copy()
-            u[nm.u_dep_idx] = np.linalg.solve(k_nh[:, nm.u_dep_idx], rhs)
-        except np.linalg.LinAlgError:
-            raise SimulationError(
-                f'the velocity constraints are singular in the dependent '
-                f'speeds at t = {float(t):.10g} '
-                f'({_format_state(nm.q, q)}); choose other '
-                f'independent speeds.', time=t, q=q, u=u) from None
-        return u
-
-    def full_state(self, t, y):
-        """Return the corrected ``(q, u)`` for the integrator state ``y``."""
-        q = np.array(y[:self.nq], dtype=float)
-        if self.partitioned:
-            u = np.zeros(self.nu)
-            u[self.nm.u_ind_idx] = y[self.nq:]
-            q = self.solve_positions(t, q)
-            s = self.specified(t) + list(self.friction_values)
-            u = self.dependent_speeds(t, q, u, s)
-        else:
-            u = np.array(y[self.nq:], dtype=float)
-        return q, u
-
-    def _solve_eom(self, t, q, u, s):
-        if self.kernels is not None:
-            out = self.kernels.eom(
-                float(t), np.ascontiguousarray(q, dtype=float),
-                np.ascontiguousarray(u, dtype=float), self._c,
-                np.asarray(s, dtype=float), self._info)
-            if not self._info[0]:
-                return out[:self.nq], out[self.nq:]
-            # else: the NumPy path below reports the singular matrix
-        m_kin, f_kin, mass, forcing = self.nm.eom(t, q, u, self.c, s)
-        f_kin = np.asarray(f_kin, dtype=float).ravel()
-        forcing = np.asarray(forcing, dtype=float).ravel()
-        try:
-            qdot = f_kin if self.nm.kinematics_is_identity else \
-                np.linalg.solve(np.asarray(m_kin, dtype=float), f_kin)
-            udot = np.linalg.solve(np.asarray(mass, dtype=float), forcing)
-        except np.linalg.LinAlgError:
-            raise SimulationError(
-                f'the mass matrix is singular at t = {float(t):.10g} '
-                f'({_format_state(self.nm.q, q)}; '
-                f'{_format_state(self.nm.u, u)}).',
-                time=t, q=q, u=u) from None
-        return qdot, udot
-
-    def derivatives(self, t, q, u):
-        """Return ``qdot, udot`` and the joint-friction values at a
-        consistent state (friction by relaxation, seed 004)."""
-        spec = self.specified(t)
-        if not self.n_friction:
-            qdot, udot = self._solve_eom(t, q, u, spec)
-            return qdot, udot, self.friction_values
-        f = self.friction_values.copy()
-        change = np.inf
-        for _ in range(self.friction_max_iterations):
-            qdot, udot = self._solve_eom(t, q, u, spec + list(f))
-            new = np.concatenate([
-                np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
-                for func in self.friction_functions])
-            change = np.max(np.abs(new - f))
-            f = f + self.friction_relaxation * (new - f)
-            if change <= self.friction_tolerance * max(1.0,
-                                                       np.max(np.abs(f))):
-                self.friction_values = f
-                return qdot, udot, f
-        raise SimulationError(
-            f'the joint-friction iteration did not converge at t = '
-            f'{float(t):.10g} '
-            f'after {self.friction_max_iterations} iterations (last change '
-            f'{change:.3g} > friction_tolerance = '
-            f'{self.friction_tolerance:g}; {_format_state(self.nm.q, q)}; '
-            f'{_format_state(self.nm.u, u)}); try a smaller '
-            f'friction_relaxation.', time=t, q=q, u=u)
-
-    def rhs(self, t, y):
-        q, u = self.full_state(t, y)
-        qdot, udot, _ = self.derivatives(t, q, u)
-        if self.partitioned:
-            return np.concatenate([qdot, udot[self.nm.u_ind_idx]])
-        return np.concatenate([qdot, udot])
-
-
-def solver_error_class():
-    """Return :class:`ConstraintSolverError` (imported where needed)."""
-    from .constraints import ConstraintSolverError
-    return ConstraintSolverError
-
-
 _SOLVERS = weakref.WeakKeyDictionary()
 
 
@@ -1155,7 +552,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
              outputs=None, joint_friction=None, max_step=np.inf,
              friction_tolerance=1e-10, friction_max_iterations=100,
              friction_relaxation=1.0, constraint_options=None,
-             backend='numpy'):
+             backend='auto'):
     r"""Integrate the equations of motion of ``model`` over ``t_span``.
 
     Explanation
@@ -1277,22 +674,24 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         Largest integrator step.
     friction_tolerance, friction_max_iterations, friction_relaxation :
         Options of the joint-friction iteration.
-    backend : {'numpy', 'numba'}, optional
-        How the right-hand side is evaluated: ``'numpy'`` (default) calls
-        the lambdified NumPy functions, with no start-up cost; ``'numba'``
-        generates one compiled function that does a whole evaluation
-        (the constraint solver's compiled Newton-Raphson on the dependent
-        coordinates from the guess carried in the state, the dependent
-        speeds, ``M udot = F``) and hands any difficulty (no convergence,
-        a nearly singular Jacobian or mass matrix) to the NumPy path, which
-        recovers or reports it.
-        numba compiles it on the first call for a model, which takes
-        seconds; the generated module is written to
-        ``$SYMPY_LOADS_CACHE_DIR`` (default ``~/.cache/sympy_loads``; an
-        empty value disables the disk cache) so that numba's cache makes
-        later processes load it in a fraction of a second. Use it for long
-        runs or many runs of one model. Both give the same results to the
-        integrator's tolerance.
+    backend : {'auto', 'compiled', 'numpy'}, optional
+        How the right-hand side is evaluated. ``'auto'`` (default) is
+        ``'compiled'`` when SymEngine and numba import, else ``'numpy'``.
+        ``'compiled'``: the model's functions (constraints and their
+        Jacobian, velocity constraints, the unconstrained mass matrix and
+        forcing) are compiled by SymEngine's LLVM JIT, in milliseconds to a
+        second for large models, and one call of a generic numba kernel
+        evaluates the whole right-hand side (Newton-Raphson on the
+        dependent coordinates from the guess carried in the state, the
+        dependent speeds, the numeric elimination of the dependent speeds
+        and ``M u' = F``); the kernels are compiled once per installation
+        (up to a minute, the first time) and then load from numba's disk
+        cache. Any difficulty (no convergence, a nearly singular matrix)
+        is handed to the diagnosing NumPy path, which recovers or reports
+        it. ``'numpy'``: ``lambdify``-generated NumPy functions and
+        NumPy's linear algebra. Both give the same results to the
+        integrator's tolerance. ``'numba'`` is an alias of
+        ``'compiled'``. ``result.timings`` says where the time went.
     constraint_options : dict, optional
         Keyword options of the :class:`HolonomicConstraintSolver`
         (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
@@ -1330,12 +729,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     .. [Seed004simulate] "Three-Dimensional Generalized Forces" (seed 004),
        Coulomb friction in joints by relaxation.
     """
+    start = time.perf_counter()
     kane = _kanes_method_of(model)
     t0, t1 = _check_t_span(t_span)
     t_eval = _check_t_eval(t_eval, t0, t1)
-    if backend not in ('numba', 'numpy'):
-        raise ValueError(f"backend must be 'numpy' or 'numba', not "
-                         f"{backend!r}.")
+    chosen = resolve_backend(backend)
     rtol = _as_float('rtol', rtol)
     atol = _as_float('atol', atol)
     if rtol <= 0 or atol <= 0:
@@ -1355,9 +753,10 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
                             f'not {type(expr).__name__}.')
         outputs[name] = sm.sympify(expr)
 
-    nm = _numeric_model(kane, friction_symbols)
+    nm = _numeric_model(kane, friction_symbols, chosen,
+                        strict=backend in ('compiled', 'numba'))
     output_spec = nm.output_function(outputs) if outputs else None
-    extra_constants = output_spec[3] if output_spec else []
+    extra_constants = output_spec[4] if output_spec else []
     c_all, missing_c, all_constants = _pack_constants(nm, constants,
                                                       extra_constants)
     spec_functions, missing_s = _specified_functions(nm, specified, t0)
@@ -1389,9 +788,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     if not 0 < friction_relaxation <= 1:
         raise ValueError(f'friction_relaxation must be in (0, 1], got '
                          f'{friction_relaxation}.')
-    problem = _Problem(nm, c, spec_functions, solver, friction_functions,
-                       (friction_tolerance, int(friction_max_iterations),
-                        friction_relaxation), backend)
+    problem = Problem(nm, c, spec_functions, solver, friction_functions,
+                      (friction_tolerance, int(friction_max_iterations),
+                       friction_relaxation))
 
     # Consistent initial conditions: dependent entries are guesses.
     if nm.has_config_constraints:
@@ -1399,16 +798,25 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     u0 = problem.dependent_speeds(
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
     y0 = problem.pack(q0, u0)
-    problem.compile(t0, y0)
+    problem.warm_up(t0, y0)
+    setup = time.perf_counter() - start
+    _log_slow('loading the compiled kernels (numba compiles them once per '
+              'installation)', problem.kernel_seconds)
 
-    solution = _integrate(problem.fast_rhs(), (t0, t1), y0, method=method,
-                          t_eval=t_eval, rtol=rtol, atol=atol,
-                          max_step=max_step)
-
+    start = time.perf_counter()
+    solution = integrate(problem.fast_rhs(), (t0, t1), y0, method=method,
+                         t_eval=t_eval, rtol=rtol, atol=atol,
+                         max_step=max_step)
     times = solution.t
     q, u, residual, velocity_residual = problem.samples(times, solution.y)
-    values = _evaluate_outputs(problem, output_spec, times, q, u, c_all) \
+    values = evaluate_outputs(problem, output_spec, times, q, u,
+                              c_all[len(nm.constants):]) \
         if output_spec else {}
+    timings = {'derivation': nm.seconds['derivation'],
+               'codegen': nm.seconds['codegen'],
+               'kernels': problem.kernel_seconds, 'setup': setup,
+               'integration': time.perf_counter() - start}
+    nm.seconds['derivation'] = nm.seconds['codegen'] = 0.0   # paid once
     return SimulationResult(
         t=times, q=q, u=u, constraint_residual=residual,
         velocity_residual=velocity_residual, outputs=values,
@@ -1418,79 +826,5 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         q_names=tuple(str(s.name) for s in nm.q),
         u_names=tuple(str(s.name) for s in nm.u),
         coordinates=tuple(nm.q), speeds=tuple(nm.u),
-        constants=tuple(constants_map.items()))
-
-
-def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step):
-    """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
-    with its stepping loop in Fortran), returning the fields of
-    ``solve_ivp``'s result that :func:`simulate` uses."""
-    if method != 'odeint':
-        return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
-                         rtol=rtol, atol=atol, max_step=max_step)
-    t0, t1 = t_span
-    if t_eval is None:
-        # odeint returns only requested times; the integrator's own steps
-        # come from the same LSODA driven step by step by solve_ivp
-        return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
-                         atol=atol, max_step=max_step)
-    prepend = not (t_eval.size and t_eval[0] == t0)
-    times = np.concatenate([[t0], t_eval]) if prepend else t_eval
-    hmax = 0.0 if math.isinf(max_step) else float(max_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', ODEintWarning)
-        y, info = odeint(fun, y0, times, rtol=rtol, atol=atol, hmax=hmax,
-                         tfirst=True, full_output=True,
-                         mxstep=_ODEINT_MAX_STEPS)
-    success = info['message'] == 'Integration successful.'
-    reached = len(times)
-    if not success:
-        # rows after the failure are not solutions; tcur[k] is the time
-        # reached while computing row k + 1
-        direction = math.copysign(1.0, t1 - t0)
-        ok = (info['tcur'] - times[1:]) * direction >= 0
-        reached = 1 + int(np.argmin(ok)) if not ok.all() else len(times)
-    first = 1 if prepend else 0
-    return types.SimpleNamespace(
-        t=times[first:reached], y=y[first:reached].T, success=success,
-        status=0 if success else -1,
-        message=f"odeint (LSODA): {info['message']}",
-        nfev=int(info['nfe'][-1]) if len(info['nfe']) else 0,
-        njev=int(info['nje'][-1]) if len(info['nje']) else 0, nlu=0)
-
-
-def _residuals(problem, times, q, u):
-    nm = problem.nm
-    n = len(times)
-    residual = np.zeros(n)
-    velocity = np.zeros(n)
-    for i, t in enumerate(times):
-        s = problem.specified(t) + [0.0] * len(nm.friction)
-        if nm.has_config_constraints:
-            residual[i] = np.max(np.abs(np.asarray(
-                nm.holonomic(t, q[i], u[i], problem.c, s), dtype=float)))
-        if nm.has_velocity_constraints:
-            k_nh, f_nh = nm.velocity_matrices(t, q[i], u[i], problem.c, s)
-            velocity[i] = np.max(np.abs(
-                np.asarray(k_nh, dtype=float) @ u[i]
-                + np.asarray(f_nh, dtype=float).ravel()))
-    return residual, velocity
-
-
-def _evaluate_outputs(problem, output_spec, times, q, u, c_all):
-    names, shapes, function, _, uses_udot = output_spec
-    columns = [[] for _ in names]
-    for i, t in enumerate(times):
-        udot = np.zeros(len(problem.nm.u))
-        f = problem.friction_values
-        if uses_udot or problem.n_friction:
-            _, udot, f = problem.derivatives(t, q[i], u[i])
-        s = problem.specified(t) + list(f)
-        values = function(t, q[i], u[i], udot, c_all, s)
-        for j, value in enumerate(values):
-            columns[j].append(np.asarray(value, dtype=float).ravel())
-    result = {}
-    for name, shape, column in zip(names, shapes, columns):
-        array = np.array(column)
-        result[name] = array[:, 0] if shape is None else array
-    return result
+        constants=tuple(constants_map.items()), backend=nm.backend,
+        timings=timings)

@@ -12,13 +12,10 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import (ConstraintAnalysis, ConstraintSolverError,
                          HolonomicConstraintSolver)
-from sympy_loads import constraints as constraints_module
+from sympy_loads import _numeric
 
-try:
-    import numba  # noqa: F401
-    BACKENDS = ['numba', 'numpy']
-except ImportError:  # pragma: no cover
-    BACKENDS = ['numpy']
+BACKENDS = (['compiled', 'numpy'] if _numeric.compiled_available()
+            else ['numpy'])
 
 
 @pytest.fixture(params=BACKENDS)
@@ -528,54 +525,85 @@ def test_symbolic_acceleration_term_follows_seed_002():
 
 @pytest.mark.parametrize('shape', [(2, 2), (3, 2), (5, 3)])
 def test_pivoted_qr_solve_matches_lstsq(shape):
-    """The pure-Python source of the compiled least-squares kernel against
-    numpy.linalg.lstsq (full column rank)."""
+    """The compiled least-squares kernel (and its pure-Python source)
+    against numpy.linalg.lstsq (full column rank)."""
     rng = np.random.default_rng(shape[0])
     A = rng.normal(size=shape)
     b = rng.normal(size=shape[0])
-    x = np.zeros(shape[1])
-    kernel = constraints_module._qr_solve_into
-    kernel = getattr(kernel, 'py_func', kernel)
-    ratio = kernel(A.copy(), b.copy(), x, np.zeros(shape[1], np.int64),
-                   np.zeros(shape[0]), 1e-13)
-    np.testing.assert_allclose(x, np.linalg.lstsq(A, b, rcond=None)[0],
-                               atol=1e-12)
-    s = np.linalg.svd(A, compute_uv=False)
+    pytest.importorskip('numba')
+    from sympy_loads._numeric.linalg import qr_solve
+    for kernel in (qr_solve, qr_solve.py_func):
+        x = np.zeros(shape[1])
+        ratio = kernel(A.copy(), b.copy(), x, np.zeros(shape[1], np.int64),
+                       np.zeros(shape[0]), 1e-13)
+        np.testing.assert_allclose(x, np.linalg.lstsq(A, b, rcond=None)[0],
+                                   atol=1e-12)
+        s = np.linalg.svd(A, compute_uv=False)
+        assert 0 < ratio <= 1
+        assert ratio >= 0.1 * s[-1] / s[0]
+
+
+@pytest.mark.parametrize('n', [1, 3, 6])
+def test_lu_solve_matches_numpy(n):
+    pytest.importorskip('numba')
+    from sympy_loads._numeric.linalg import lu_factor, lu_solve
+    rng = np.random.default_rng(n)
+    A = rng.normal(size=(n, n))
+    b = rng.normal(size=n)
+    factors, perm, x = A.copy(), np.zeros(n, np.int64), np.zeros(n)
+    ratio = lu_factor(factors, n, perm)
+    lu_solve(factors, n, perm, b, x)
+    np.testing.assert_allclose(x, np.linalg.solve(A, b), rtol=1e-10)
     assert 0 < ratio <= 1
-    assert ratio >= 0.1 * s[-1] / s[0]
+    assert lu_factor(np.zeros((n, n)), n, perm) == 0.0
 
 
 def test_numpy_backend_is_used_when_asked():
     sc = solver('slider-crank', 'numpy')
     assert sc.backend == 'numpy'
-    assert isinstance(sc._kernels, constraints_module._NumPyKernels)
+    assert sc._engine.resjac.address is None
 
 
-@pytest.mark.skipif('numba' not in BACKENDS, reason='needs numba')
-def test_code_numba_cannot_compile_falls_back_to_numpy_with_a_warning():
-    """A Piecewise prints as numpy.select, which numba cannot compile on
-    scalars: the solver warns and solves with the NumPy back end."""
+@pytest.mark.skipif('compiled' not in BACKENDS, reason='needs numba')
+def test_piecewise_constraints_compile():
+    """SymEngine's LLVM back end compiles Piecewise (a half-plane circle)."""
     xs, ys = sm.symbols('x y')
     s = HolonomicConstraintSolver(
         [sm.Piecewise((xs**2, xs > 0), (0, True)) + ys**2 - 25], [xs, ys],
-        [ys], backend='numba')
-    with pytest.warns(RuntimeWarning, match='NumPy back end'):
-        q = s.solve_positions([3.0, 3.0])
+        [ys], backend='compiled')
+    assert s.backend == 'compiled'
+    q = s.solve_positions([3.0, 3.0])
     np.testing.assert_allclose(q, [3.0, 4.0], atol=1e-12)
+    np.testing.assert_allclose(s.solve_velocities(q, [1.0, 0.0]),
+                               [1.0, -0.75], atol=1e-12)
+
+
+@pytest.mark.skipif('compiled' not in BACKENDS, reason='needs numba')
+def test_code_symengine_cannot_compile_falls_back_to_numpy_with_a_warning():
+    """SymEngine cannot compile Heaviside: with backend='auto' the solver
+    warns and solves with the NumPy back end; asked for 'compiled' it
+    refuses with the function's name."""
+    xs, ys = sm.symbols('x y')
+    loop = [xs**2 + ys**2 - 25 + sm.Heaviside(xs - 10)]
     with pytest.warns(RuntimeWarning, match='NumPy back end'):
-        qd = s.solve_velocities(q, [1.0, 0.0])
-    np.testing.assert_allclose(qd, [1.0, -0.75], atol=1e-12)
+        s = HolonomicConstraintSolver(loop, [xs, ys], [ys])
+    assert s.backend == 'numpy'
+    np.testing.assert_allclose(s.solve_positions([3.0, 3.0]), [3.0, 4.0],
+                               atol=1e-12)
+    with pytest.raises(ValueError, match='Heaviside'):
+        HolonomicConstraintSolver(loop, [xs, ys], [ys], backend='compiled')
 
 
 def test_without_numba_the_numpy_back_end_is_chosen(monkeypatch):
-    """As if numba were not installed: backend=None falls back to NumPy and
-    backend='numba' is refused with a clear message."""
-    monkeypatch.setattr(constraints_module, '_numba', None)
+    """As if numba or SymEngine were not installed: backend='auto' falls
+    back to NumPy and backend='compiled' is refused with a clear
+    message."""
+    monkeypatch.setattr(_numeric, 'compiled_available', lambda: False)
     loop = slider_crank_constraints(1, 3)
     s = HolonomicConstraintSolver(loop, [theta, phi, x], [phi, x])
     assert s.backend == 'numpy'
     np.testing.assert_allclose(s.solve_positions([np.pi/2, 0.0, 3.0])[2],
                                np.sqrt(8.0), atol=1e-12)
-    with pytest.raises(ValueError, match="needs numba"):
+    with pytest.raises(ValueError, match='needs SymEngine and numba'):
         HolonomicConstraintSolver(loop, [theta, phi, x], [phi, x],
-                                  backend='numba')
+                                  backend='compiled')

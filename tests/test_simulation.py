@@ -11,7 +11,11 @@ from scipy.integrate import solve_ivp
 from sympy_loads.examples import four_bar
 from sympy_loads.simulation import (SimulationError, SimulationResult,
                                     _numeric_model, simulate)
-import sympy_loads.simulation as simulation_module
+import sympy_loads._model as model_module
+from sympy_loads import _numeric
+
+BACKENDS = (['compiled', 'numpy'] if _numeric.compiled_available()
+            else ['numpy'])
 
 
 # --------------------------------------------------------------------------
@@ -162,13 +166,15 @@ def test_numeric_code_is_generated_once(monkeypatch):
     first = simulate(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 1.0, k: 1.0},
                      outputs={'e': v**2})
     calls = []
-    original = simulation_module._lambdify
-    monkeypatch.setattr(simulation_module, '_lambdify',
+    original = model_module.generate
+    monkeypatch.setattr(model_module, 'generate',
                         lambda *a: calls.append(a) or original(*a))
     second = simulate(kane, (0, 1), {x: 0.2, v: 0.0}, {m: 2.0, k: 1.0},
                       outputs={'e': v**2})
     assert calls == []
-    assert _numeric_model(kane) is _numeric_model(kane)
+    assert second.timings['codegen'] == 0.0 < first.timings['codegen']
+    assert (_numeric_model(kane, (), first.backend)
+            is _numeric_model(kane, (), first.backend))
     assert not np.allclose(first.q[-1], second.q[-1])
 
 
@@ -251,9 +257,11 @@ def test_plain_integration_of_the_full_ode_drifts(fourbar):
     constants = four_bar.constants_of(fourbar, c=0.0)
     res = simulate(kane, (0, 10), four_bar.initial_conditions(fourbar),
                    constants, t_eval=np.linspace(0, 10, 101))
-    nm = _numeric_model(kane)
-    c = [constants[s] for s in nm.constants]
-    args = [list(kane.q) + list(kane.u), nm.constants]
+    used = sorted(kane.mass_matrix_full.free_symbols
+                  | kane.forcing_full.free_symbols, key=str)
+    used = [s for s in used if s != me.dynamicsymbols._t]
+    c = [constants[s] for s in used]
+    args = [list(kane.q) + list(kane.u), used]
     mass = sm.lambdify(args, kane.mass_matrix_full, cse=True)
     forcing = sm.lambdify(args, kane.forcing_full, cse=True)
     plain = solve_ivp(lambda t, y: np.linalg.solve(mass(y, c), forcing(y, c))
@@ -304,10 +312,8 @@ def _sliding_block():
     return kane, x, v, f, m
 
 
-@pytest.mark.parametrize('backend', ['numpy', 'numba'])
+@pytest.mark.parametrize('backend', BACKENDS)
 def test_joint_friction_fixed_point_gives_the_exact_deceleration(backend):
-    if backend == 'numba':
-        pytest.importorskip('numba')
     kane, x, v, f, m = _sliding_block()
     friction = _AccelerationDependentFriction(f, f0=3.0, alpha=0.5, m=2.0)
     t = np.linspace(0, 1, 11)
@@ -361,13 +367,12 @@ def _circle_slider():
 
 
 @pytest.mark.parametrize('method, backend', [
-    ('DOP853', 'numpy'), ('odeint', 'numpy'), ('DOP853', 'numba')])
+    ('DOP853', 'numpy'), ('odeint', 'numpy')] + [
+    ('DOP853', b) for b in BACKENDS if b != 'numpy'])
 def test_constraint_failure_during_integration_reports_time_and_state(
         method, backend):
-    # with numba, the compiled Newton iteration hands the failing
-    # configuration over to the constraint solver, which reports it
-    if backend == 'numba':
-        pytest.importorskip('numba')
+    # compiled, the Newton kernel hands the failing configuration over to
+    # the constraint solver, which reports it
     kane, x, y, ux, L, m = _circle_slider()
     with pytest.raises(SimulationError, match=r'at t = ') as info:
         simulate(kane, (0, 5), {x: 0.0, y: 0.9, ux: 0.5}, {L: 1.0, m: 1.0},
@@ -447,16 +452,21 @@ def test_result_is_a_typed_immutable_object():
         res.success = False
 
 
-def test_numba_backend_gives_the_numpy_trajectory():
+def test_compiled_backend_gives_the_numpy_trajectory():
     pytest.importorskip('numba')
+    pytest.importorskip('symengine')
     kane, x, y, ux, L, m = _circle_slider()
     call = dict(t_span=(0, 0.5), initial_conditions={x: 0.0, y: 0.9,
                                                      ux: 0.3},
                 constants={L: 1.0, m: 1.0}, t_eval=np.linspace(0, 0.5, 6),
                 constraint_options={'backend': 'numpy'})
-    plain = simulate(kane, **call)
-    fast = simulate(kane, backend='numba', **call)
+    plain = simulate(kane, backend='numpy', **call)
+    fast = simulate(kane, backend='compiled', **call)
+    assert (plain.backend, fast.backend) == ('numpy', 'compiled')
     np.testing.assert_allclose(fast.y, plain.y, atol=1e-12)
+    # 'numba' is an alias of 'compiled'
+    np.testing.assert_array_equal(simulate(kane, backend='numba',
+                                           **call).y, fast.y)
     # work-energy: the constraint force is normal to the path, so the
     # kinetic energy gained equals the work of the 1 N force along x
     speed2 = fast.u[:, 0]**2 + fast.u[:, 1]**2
@@ -511,17 +521,14 @@ def test_odeint_failure_keeps_only_the_samples_reached():
     np.testing.assert_allclose(res.q[:, 0], exact, rtol=1e-5)
 
 
-def test_numba_backend_with_specified_inputs_and_disk_cache(monkeypatch,
-                                                           tmp_path):
+def test_compiled_backend_with_specified_inputs():
     pytest.importorskip('numba')
-    monkeypatch.setenv('SYMPY_LOADS_CACHE_DIR', str(tmp_path))
+    pytest.importorskip('symengine')
     kane, (x, v, m, k, F) = spring_mass(specified_force=True)
     call = dict(t_span=(0, 3), initial_conditions={x: 0.0, v: 0.0},
                 constants={m: 0.5, k: 2.0}, t_eval=np.linspace(0, 3, 31),
                 specified={F: lambda t: 1.5*np.sin(3.0*t)}, rtol=1e-10,
                 atol=1e-12)
-    plain = simulate(kane, **call)
-    fast = simulate(kane, backend='numba', **call)
+    plain = simulate(kane, backend='numpy', **call)
+    fast = simulate(kane, backend='compiled', **call)
     np.testing.assert_allclose(fast.y, plain.y, atol=1e-11)
-    # the kernel module was written where SYMPY_LOADS_CACHE_DIR says
-    assert len(list(tmp_path.glob('sympy_loads_kernels_*.py'))) == 1

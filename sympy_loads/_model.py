@@ -1,0 +1,279 @@
+"""Private: the numeric model of a ``KanesMethod`` for :func:`simulate`.
+
+:class:`NumericModel` reads a ``KanesMethod`` once, prepares the symbolic
+quantities that the right-hand side needs and generates them as three
+functions of one input vector (see :mod:`sympy_loads._numeric.rhs`)::
+
+    x = [t, q (model.q order), u (model.u order), c (constants), s]
+
+``c`` holds the constants sorted by ``default_sort_key`` and ``s`` the
+specified inputs sorted the same way followed by the joint-friction
+magnitudes. With dependent speeds the dynamic equations are the
+*unconstrained* ones (:mod:`sympy_loads._equations`); the elimination of
+the dependent speeds happens numerically, so no symbolic inverse is
+evaluated.
+"""
+
+import time
+
+import numpy as np
+import sympy as sm
+from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
+
+from ._equations import unconstrained_equations
+from ._numeric.codegen import CodegenError, generate, symengine_available
+from ._numeric.codegen import to_symengine
+from ._utils import _as_loads, _kanes_parts
+
+__all__ = []
+
+_TIME = dynamicsymbols._t
+
+
+def _symbol_key(symbol):
+    return sm.default_sort_key(symbol)
+
+
+def _flat(rows):
+    return [e for row in rows for e in row]
+
+
+class NumericModel:
+    """The numeric functions of one ``KanesMethod`` (and set of joint-
+    friction symbols), generated once for one back end (``'compiled'`` or
+    ``'numpy'``). ``seconds`` records the time of the symbolic preparation
+    (``'derivation'``) and of code generation (``'codegen'``)."""
+
+    def __init__(self, kane, friction_symbols=(), backend='compiled'):
+        start = time.perf_counter()
+        self.kane = kane
+        self.q = list(kane.q)
+        self.u = list(kane.u)
+        parts = _kanes_parts(kane)
+        q_dep, u_dep = parts.q_dep, parts.u_dep
+        self.q_dep_idx = np.array([self.q.index(s) for s in q_dep], int)
+        self.u_dep_idx = np.array([self.u.index(s) for s in u_dep], int)
+        self.q_ind_idx = np.array([i for i in range(len(self.q))
+                                   if i not in set(self.q_dep_idx)], int)
+        self.u_ind_idx = np.array([i for i in range(len(self.u))
+                                   if i not in set(self.u_dep_idx)], int)
+        f_h = (sm.Matrix(parts.holonomic_constraints)
+               if parts.holonomic_constraints else sm.zeros(0, 1))
+        self.f_h = f_h
+        self.has_config_constraints = len(f_h) > 0
+        self.has_velocity_constraints = len(u_dep) > 0
+        self.friction = list(friction_symbols)
+        qdot_map = kane.kindiffdict()
+        k_nh = sm.Matrix(parts.k_nh).xreplace(qdot_map)
+        f_nh = sm.Matrix(parts.f_nh).xreplace(qdot_map)
+        m_kin = sm.Matrix(kane.mass_matrix_kin)
+        f_kin = sm.Matrix(kane.forcing_kin)
+        self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
+        if self.has_velocity_constraints:
+            reduced = sm.zeros(0, 1)     # not used: never evaluated
+        else:
+            reduced = sm.Matrix.vstack(
+                sm.Matrix(kane.mass_matrix).reshape(len(self.u) ** 2, 1),
+                sm.Matrix(kane.forcing))
+        everything = sm.Matrix.vstack(
+            m_kin.reshape(len(m_kin), 1), f_kin, f_h,
+            k_nh.reshape(len(k_nh), 1), f_nh, reduced)
+        self._check_and_collect(everything, f_h, kane)
+
+        # the plain symbols of the input vector
+        plain = {_TIME: sm.Symbol('_t')}
+        self._inputs = [plain[_TIME]]
+        for prefix, symbols in (('_q', self.q), ('_u', self.u)):
+            for i, symbol in enumerate(symbols):
+                plain[symbol] = sm.Symbol(f'{prefix}{i}')
+                self._inputs.append(plain[symbol])
+        for i, symbol in enumerate(self.specified + self.friction):
+            plain[symbol] = sm.Symbol(f'_s{i}')
+            self._inputs.append(plain[symbol])
+        clash = set(self._candidates) & {str(s) for s in plain.values()}
+        if clash:
+            raise ValueError(f'model: the constants {sorted(clash)} clash '
+                             f'with internal names; rename them.')
+        self._plain = plain
+        self.dims = np.array([len(self.q), len(self.u), len(f_h),
+                              len(q_dep), len(u_dep),
+                              int(self.kinematics_is_identity)], np.int64)
+        self.idx = np.concatenate([
+            self.q_dep_idx + 1, self.u_ind_idx, self.u_dep_idx]).astype(
+                np.int64)
+        self._prepare(f_h, k_nh, f_nh, m_kin, f_kin, q_dep, plain)
+        self.seconds = {'derivation': time.perf_counter() - start}
+        self.backend = backend
+        start = time.perf_counter()
+        self._generate(backend)
+        self.seconds['codegen'] = time.perf_counter() - start
+        self._outputs = {}
+
+    def _check_and_collect(self, everything, f_h, kane):
+        """Set ``specified`` and the candidate constants (by name)."""
+        dynamic = set(find_dynamicsymbols(everything))
+        derivatives = [s for s in dynamic if isinstance(s, sm.Derivative)]
+        if derivatives:
+            raise ValueError(
+                f'model: the equations of motion contain the time '
+                f'derivatives {sorted(map(str, derivatives))}; simulate() '
+                f'needs equations in q, u and time functions only.')
+        # the loads and bodies enter the unconstrained equations, derived
+        # later: collect their symbols too
+        free = set(everything.free_symbols)
+        parts = []
+        for load in _as_loads(list(kane.loads or [])):
+            parts += [sm.Matrix(c[0]) for c in load[1].args]
+        for body in kane.bodies:
+            parts.append(sm.Matrix([body.mass]))
+            if hasattr(body, 'central_inertia'):
+                parts += [sm.Matrix([d[0]]) for d in
+                          body.central_inertia.args]
+        for part in parts:
+            free |= part.free_symbols
+            dynamic |= {s for s in find_dynamicsymbols(part)
+                        if not isinstance(s, sm.Derivative)}
+        known = set(self.q) | set(self.u) | set(self.friction)
+        self.specified = sorted(dynamic - known, key=_symbol_key)
+        self._candidates = {str(s): s for s in free - {_TIME}}
+        if self.has_config_constraints:
+            in_constraints = set(find_dynamicsymbols(f_h)) - set(self.q)
+            if in_constraints:
+                raise ValueError(
+                    f'model: the holonomic constraints contain the specified '
+                    f'inputs {sorted(map(str, in_constraints))}; only '
+                    f'coordinates and time may appear in them.')
+
+    def _prepare(self, f_h, k_nh, f_nh, m_kin, f_kin, q_dep, plain):
+        """The flat outputs of the three functions, in plain symbols."""
+        nq, nu, m = len(self.q), len(self.u), len(self.u_dep_idx)
+        use_se = symengine_available()
+
+        def conv(matrix):
+            values = list(sm.Matrix(matrix).xreplace(plain))
+            return to_symengine(values) if use_se else values
+
+        phi = conv(f_h)
+        qd_syms = conv(sm.Matrix([plain[s] for s in q_dep]))
+        hol = list(phi) + [e.diff(s) for e in phi for s in qd_syms]
+        velocity = conv(k_nh) + conv(f_nh)
+        kinematics = ([] if self.kinematics_is_identity else conv(m_kin))
+        kinematics += conv(f_kin)
+        if m:
+            mass, forcing = unconstrained_equations(self.kane, plain)
+            mass = _flat(mass)
+            # g = (K u + k)' with u' = 0: the acceleration constraints
+            # are K u' + g = 0
+            qdot_map = self.kane.kindiffdict()
+            qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
+            qs = conv(sm.Matrix([plain[s] for s in self.q]))
+            us = conv(sm.Matrix([plain[s] for s in self.u]))
+            ts = conv(sm.Matrix([plain[_TIME]]))[0]
+            g = []
+            for i in range(m):
+                expr = sum((velocity[i * nu + j] * us[j] for j in range(nu)),
+                           velocity[m * nu + i])
+                value = expr.diff(ts)
+                for qi, qdi in zip(qs, qd):
+                    value += expr.diff(qi) * qdi
+                g.append(value)
+            spec = set(conv(sm.Matrix([plain[s] for s in self.specified])))
+            if any(set(e.free_symbols) & spec for e in g):
+                raise ValueError(
+                    'model: the velocity constraints contain specified '
+                    'inputs; simulate() needs their time derivatives, '
+                    'which it does not know.')
+        else:
+            mass = conv(sm.Matrix(self.kane.mass_matrix))
+            forcing = conv(sm.Matrix(self.kane.forcing))
+            g = []
+        eom = kinematics + mass + list(forcing) + g
+        used = set()
+        for expr in hol + velocity + eom:
+            used |= {str(s) for s in expr.free_symbols}
+        used -= {str(s) for s in plain.values()}
+        self.constants = sorted((self._candidates.get(name, sm.Symbol(name))
+                                 for name in used), key=_symbol_key)
+        self._outputs_of = {'hol': hol, 'vel': velocity, 'eom': eom}
+        self.eom_size = len(eom)
+
+    def _generate(self, backend):
+        kind = 'llvm' if backend == 'compiled' else 'numpy'
+        inputs = self.inputs()
+        functions = {}
+        for name, outputs in self._outputs_of.items():
+            functions[name] = generate(inputs, outputs, kind, name)
+        self.functions = functions
+        self.fn = np.array([
+            functions['hol'].address or 0, functions['hol'].data,
+            functions['vel'].address or 0, functions['vel'].data,
+            functions['eom'].address or 0, functions['eom'].data],
+            dtype=np.int64)
+
+    def inputs(self):
+        """The symbols of the input vector ``x``."""
+        nq, nu = len(self.q), len(self.u)
+        head = self._inputs[:1 + nq + nu]
+        tail = [self._plain[s] for s in self.specified + self.friction]
+        return head + list(self.constants) + tail
+
+    def pack(self, t, q, u, c, s):
+        """The input vector ``x``."""
+        return np.concatenate([[t], q, u, c, s]).astype(float)
+
+    @property
+    def slices(self):
+        """Slices of ``x``: ``q``, ``u``, ``c`` and ``s``."""
+        nq, nu, nc = len(self.q), len(self.u), len(self.constants)
+        return (slice(1, 1 + nq), slice(1 + nq, 1 + nq + nu),
+                slice(1 + nq + nu, 1 + nq + nu + nc),
+                slice(1 + nq + nu + nc, None))
+
+    def output_function(self, outputs):
+        """``(names, shapes, function, extra_constants, uses_udot)`` for
+        the ``outputs`` mapping, generated once per set of expressions;
+        ``function`` takes ``[x, u']`` with the extra constants appended
+        to ``x``'s constants... (see :meth:`output_inputs`)."""
+        key = tuple((name, expr) for name, expr in outputs.items())
+        if key in self._outputs:
+            return self._outputs[key]
+        kindiff = self.kane.kindiffdict()
+        udot = [s.diff(_TIME) for s in self.u]
+        udot_symbols = [sm.Symbol(f'_ud{i}') for i in range(len(self.u))]
+        allowed = (set(self.q) | set(self.u) | set(self.specified)
+                   | set(self.friction))
+        exprs, shapes = [], []
+        for name, expr in outputs.items():
+            matrix = sm.Matrix([expr]) if not isinstance(
+                expr, sm.MatrixBase) else sm.Matrix(expr)
+            if matrix.shape[1] != 1 and matrix.shape[0] != 1:
+                raise ValueError(
+                    f'outputs[{name!r}] must be a scalar or a column/row '
+                    f'matrix, not shape {matrix.shape}.')
+            matrix = matrix.xreplace(kindiff)
+            matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
+            unknown = [s for s in find_dynamicsymbols(matrix)
+                       if s not in allowed]
+            if unknown:
+                raise ValueError(
+                    f'outputs[{name!r}] contains {sorted(map(str, unknown))}, '
+                    f'which are neither coordinates, speeds, their time '
+                    f'derivatives nor specified inputs of the model.')
+            exprs.append(matrix.reshape(len(matrix), 1))
+            shapes.append(None if not isinstance(expr, sm.MatrixBase)
+                          else len(matrix))
+        extra = sorted(set().union(*[e.free_symbols for e in exprs])
+                       - {_TIME} - set(self.constants) - set(udot_symbols),
+                       key=_symbol_key) if exprs else []
+        flat = [e.xreplace(self._plain) for matrix in exprs for e in matrix]
+        inputs = self.inputs() + list(extra) + udot_symbols
+        kind = 'llvm' if self.backend == 'compiled' else 'numpy'
+        try:
+            function = generate(inputs, flat, kind, 'outputs')
+        except CodegenError:
+            function = generate(inputs, flat, 'numpy', 'outputs')
+        sizes = [len(e) for e in exprs]
+        uses_udot = any(e.has(*udot_symbols) for e in exprs)
+        self._outputs[key] = (list(outputs), shapes, sizes, function, extra,
+                              uses_udot)
+        return self._outputs[key]

@@ -1,0 +1,63 @@
+"""The private numeric engine of :mod:`sympy_loads`.
+
+It turns SymPy expressions into fast functions and runs the loops; it
+knows nothing of SymPy Mechanics objects (the public modules prepare the
+expressions and check the input).
+
+* :mod:`.codegen`: model-specific functions, generated once per model by
+  SymEngine's LLVM JIT (or ``sympy.lambdify`` for the NumPy back end),
+  all with the calling convention ``f(x) -> y`` on flat float vectors;
+* :mod:`.jit`, :mod:`.linalg`, :mod:`.newton`, :mod:`.rhs`: the generic
+  numba kernels (compiled once per installation, cached on disk) that call
+  those functions by address: dense solves, Newton-Raphson, velocity and
+  acceleration solves, the right-hand side of ``simulate()``;
+* :mod:`.numpy_kernels`: their NumPy twins, the fallback where numba or
+  SymEngine cannot be imported, tested against the compiled kernels.
+
+:func:`resolve_backend` decides which path a request gets.
+"""
+
+import importlib.util
+
+__all__ = []
+
+# Status codes of the Newton iteration, shared by both back ends.
+CONVERGED, MAX_ITERATIONS, STALLED, NONFINITE, BAD_INPUT = 0, 1, 2, 3, 4
+# Status codes of one right-hand-side evaluation (0 = success).
+OK, NEWTON_FAILED, VELOCITY_SINGULAR, MASS_SINGULAR = 0, 1, 2, 3
+# Directions with a relative pivot below this are dropped from a
+# least-squares step.
+RANK_RATIO = 1e-13
+# The right-hand side hands over to the diagnosing path when the last
+# Newton Jacobian's smallest/largest pivot ratio is below this.
+PIVOT_HANDOVER = 1e-6
+
+BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
+
+
+def compiled_available():
+    """True when both SymEngine and numba can be imported (checked without
+    importing numba, which takes a noticeable fraction of a second)."""
+    return all(importlib.util.find_spec(name) is not None
+               for name in ('symengine', 'numba'))
+
+
+def resolve_backend(backend, argname='backend'):
+    """``'compiled'`` or ``'numpy'`` for a user's ``backend`` argument:
+    ``'auto'`` (the default) is compiled when SymEngine and numba import;
+    ``'numba'`` is an alias of ``'compiled'``."""
+    if backend is None:
+        backend = 'auto'
+    if not isinstance(backend, str) or backend not in BACKENDS:
+        raise ValueError(f"{argname} must be one of 'auto', 'compiled' or "
+                         f"'numpy', not {backend!r}.")
+    if backend == 'numpy':
+        return 'numpy'
+    available = compiled_available()
+    if backend == 'auto':
+        return 'compiled' if available else 'numpy'
+    if not available:
+        raise ValueError(f"{argname}={backend!r} needs SymEngine and numba, "
+                         f"which could not be imported; use "
+                         f"{argname}='numpy' or install them.")
+    return 'compiled'

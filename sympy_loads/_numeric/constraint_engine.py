@@ -1,0 +1,192 @@
+"""The numeric side of :class:`sympy_loads.HolonomicConstraintSolver`.
+
+One :class:`ConstraintEngine` per solver: two generated functions of the
+input vector ``x = [t, q (n), qdot (n), p]``,
+
+* ``resjac``: ``[Phi (nc), Phi_qd (nc x nd)]`` (Newton-Raphson),
+* ``rates``: ``[Phi_q (nc x n), Phi_t (nc), gamma (nc)]`` (velocity and
+  acceleration solves, Jacobian, analysis),
+
+and the kernels that use them: the compiled ones of :mod:`.newton` or
+their NumPy twins, behind the same methods.
+"""
+
+import warnings
+
+import numpy as np
+
+from .codegen import CodegenError, _as_sympy, generate
+from . import numpy_kernels
+
+__all__ = []
+
+
+class ConstraintEngine:
+    """Generated constraint functions plus the kernels that solve them.
+
+    Parameters
+    ==========
+
+    inputs : list of Symbol
+        ``[t, q_0 .. q_n-1, qd_0 .. qd_n-1, p_0 ..]``.
+    resjac, rates : list of Expr
+        The flat outputs described in the module documentation.
+    n, nc : int
+    dependent, independent : sequence of int
+        Indices into ``q``.
+    p : array
+        Values of the constants ``p``.
+    options : (tol, step_tol, max_iterations)
+    backend : {'compiled', 'numpy'}
+    strict : bool
+        With ``backend='compiled'`` requested explicitly, a model SymEngine
+        cannot compile is an error; otherwise the NumPy back end serves it
+        (with a warning).
+    """
+
+    def __init__(self, inputs, resjac, rates, n, nc, dependent, independent,
+                 p, options, backend, strict=False):
+        self.n, self.nc = n, nc
+        self.dep = np.asarray(dependent, dtype=np.int64)
+        self.ind = np.asarray(independent, dtype=np.int64)
+        self.pos = self.dep + 1          # entries of x holding q_dep
+        self.p = np.asarray(p, dtype=float)
+        self.tol, self.step_tol, self.maxit = options
+        self.n_in = 1 + 2 * n + len(self.p)
+        self._symbolic = (inputs, resjac, rates)
+        if backend == 'compiled':
+            try:
+                self.resjac = generate(inputs, resjac, 'llvm', 'resjac')
+                self.rates_function = generate(inputs, rates, 'llvm',
+                                               'rates')
+            except CodegenError as error:
+                if strict:
+                    raise ValueError(f"backend='compiled': {error}") \
+                        from None
+                warnings.warn(f'{error} Using the NumPy back end.',
+                              RuntimeWarning, stacklevel=4)
+                backend = 'numpy'
+        if backend == 'numpy':
+            self.resjac = generate(inputs, resjac, 'numpy', 'resjac')
+            self.rates_function = generate(inputs, rates, 'numpy', 'rates')
+        self.backend = backend
+        self._x = self.pack(np.zeros(n), 0.0)
+        self._info = np.zeros(3)
+        self._kernels = None
+        if backend == 'compiled':
+            from . import newton
+            self._kernels = newton
+            nd = len(self.dep)
+            self._work = np.zeros(newton.newton_work_size(nc, nd))
+            self._iwork = np.zeros(max(nd, 1), dtype=np.int64)
+            self._rates_work = np.zeros(newton.rates_work_size(n, nc, nd))
+
+    @property
+    def seconds(self):
+        """Code generation time of the two functions."""
+        return self.resjac.seconds + self.rates_function.seconds
+
+    def __reduce__(self):
+        # pickled as its expressions: the functions are generated again
+        # where it is unpickled (an address is only valid in its process)
+        return (ConstraintEngine, (
+            [_as_sympy(e) for e in self.resjac.inputs],
+            [_as_sympy(e) for e in self.resjac.outputs],
+            [_as_sympy(e) for e in self.rates_function.outputs], self.n, self.nc, self.dep,
+            self.ind, self.p, (self.tol, self.step_tol, self.maxit),
+            self.backend))
+
+    # -- input vectors -------------------------------------------------------
+
+    def pack(self, q, t, qd=None):
+        """The input vector (or rows, for 2-D ``q``)."""
+        q = np.asarray(q, dtype=float)
+        if q.ndim == 1:
+            x = np.empty(self.n_in)
+            x[0] = t
+            x[1:1 + self.n] = q
+            x[1 + self.n:1 + 2 * self.n] = 0.0 if qd is None else qd
+            x[1 + 2 * self.n:] = self.p
+            return x
+        m = q.shape[0]
+        X = np.empty((m, self.n_in))
+        X[:, 0] = t
+        X[:, 1:1 + self.n] = q
+        X[:, 1 + self.n:1 + 2 * self.n] = 0.0 if qd is None else qd
+        X[:, 1 + 2 * self.n:] = self.p
+        return X
+
+    # -- the solves -----------------------------------------------------------
+
+    def newton(self, q, t):
+        """``(q, status, iterations, residual, pivot_ratio)``."""
+        x = self._x
+        x[0] = t
+        x[1:1 + self.n] = q
+        if self._kernels is not None:
+            info = self._info
+            status = self._kernels.newton(
+                self.resjac.address, self.resjac.data, x, self.pos, self.nc,
+                self.tol, self.step_tol, self.maxit, info, self._work,
+                self._iwork)
+        else:
+            status, info = numpy_kernels.newton(
+                self.resjac, x, self.pos, self.nc, self.tol, self.step_tol,
+                self.maxit)
+        return (x[1:1 + self.n].copy(), int(status), int(info[0]),
+                float(info[1]), float(info[2]))
+
+    def newton_batch(self, Q, T):
+        X = self.pack(Q, T)
+        if self._kernels is not None:
+            status, info = self._kernels.newton_batch(
+                self.resjac.address, self.resjac.data, X, self.pos, self.nc,
+                self.tol, self.step_tol, self.maxit)
+        else:
+            status, info = numpy_kernels.newton_batch(
+                self.resjac, X, self.pos, self.nc, self.tol, self.step_tol,
+                self.maxit)
+        return (np.ascontiguousarray(X[:, 1:1 + self.n]), status,
+                info[:, 0].astype(np.int64), info[:, 1], info[:, 2])
+
+    def rates(self, q, qd, qdd, t, second):
+        """``(rates, pivot_ratio)``; the ratio is -1 for non-finite
+        input."""
+        if self._kernels is None:
+            out, ratio = self.rates_batch(q[None], qd[None], qdd[None],
+                                          np.array([t]), second)
+            return out[0], float(ratio[0])
+        x = self._x
+        x[0] = t
+        x[1:1 + self.n] = q
+        x[1 + self.n:1 + 2 * self.n] = qd
+        out = np.empty(self.n)
+        ratio = self._kernels.rates(
+            self.rates_function.address, self.rates_function.data, x,
+            self.n, self.nc, self.dep, self.ind, qdd if second else qd,
+            second, out, self._rates_work, self._iwork)
+        return out, float(ratio)
+
+    def rates_batch(self, Q, QD, QDD, T, second):
+        X = self.pack(Q, T, QD)
+        known = np.ascontiguousarray(QDD if second else QD, dtype=float)
+        if self._kernels is not None:
+            return self._kernels.rates_batch(
+                self.rates_function.address, self.rates_function.data, X,
+                self.n, self.nc, self.dep, self.ind, known, second)
+        return numpy_kernels.rates_batch(self.rates_function, X, self.n,
+                                         self.nc, self.dep, self.ind, known,
+                                         second)
+
+    # -- plain evaluations ----------------------------------------------------
+
+    def residual(self, Q, T):
+        """``Phi`` for rows ``Q``: shape (m, nc)."""
+        return self.resjac(self.pack(Q, T))[:, :self.nc]
+
+    def jacobian(self, Q, T):
+        """``Phi_q`` (m, nc, n) and ``Phi_t`` (m, nc) for rows ``Q``."""
+        m, n, nc = Q.shape[0], self.n, self.nc
+        values = self.rates_function(self.pack(Q, T))
+        return (values[:, :nc * n].reshape(m, nc, n),
+                values[:, nc * n:nc * n + nc])

@@ -1,0 +1,50 @@
+"""numba's part of the compiled back end: the decorator of the generic
+kernels and the intrinsic through which they call a generated function.
+
+The generic kernels (Newton-Raphson, velocity and acceleration solves, the
+right-hand side, dense solves) are the same for every model. They are
+compiled by numba once per installation (``cache=True`` keeps the machine
+code on disk, in ``__pycache__`` beside this package or numba's user-wide
+cache directory) and receive each model's SymEngine-compiled functions as
+an address and a data pointer at run time, so a new model compiles nothing
+here. Importing this module needs numba; the package then uses the NumPy
+back end.
+"""
+
+from llvmlite import ir
+from numba import njit, types
+from numba.core import cgutils
+from numba.extending import intrinsic
+
+__all__ = []
+
+#: The decorator of every generic kernel.
+jit = njit(cache=True, nogil=True, error_model='numpy')
+
+
+@intrinsic
+def call(typingctx, address, data, out, x):
+    """``call(address, data, out, x)``: run the generated function
+    ``void f(double *out, const double *in, void *data)`` at ``address``
+    (an int) with the data pointer ``data`` (an int, from SymEngine's
+    ``as_ctypes()``; it must not be NULL) on the contiguous float64
+    arrays ``out`` and ``x``."""
+    signature = types.void(address, data, out, x)
+
+    def codegen(context, builder, sig, args):
+        pointers = []
+        for ty, value in zip(sig.args[2:], args[2:]):
+            pointers.append(cgutils.create_struct_proxy(ty)(
+                context, builder, value=value).data)
+        double_ptr = ir.DoubleType().as_pointer()
+        byte_ptr = ir.IntType(8).as_pointer()
+        fnty = ir.FunctionType(ir.VoidType(),
+                               [double_ptr, double_ptr, byte_ptr])
+        function = builder.inttoptr(args[0], fnty.as_pointer())
+        user_data = builder.inttoptr(args[1], byte_ptr)
+        builder.call(function, [builder.bitcast(pointers[0], double_ptr),
+                                builder.bitcast(pointers[1], double_ptr),
+                                user_data])
+        return context.get_dummy_value()
+
+    return signature, codegen

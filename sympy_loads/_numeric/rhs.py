@@ -1,0 +1,262 @@
+"""The right-hand side of ``simulate()``, compiled by numba once per
+installation.
+
+A model is three generated functions of the input vector ``x = [t, q (nq),
+u (nu), c, s]`` (:mod:`.codegen`), passed by address in ``fn = [hol
+address, hol data, vel address, vel data, eom address, eom data]``:
+
+``hol``
+    ``[f_h (nh), df_h/dq_d (nh x nqd)]``, the holonomic constraints and
+    their Jacobian in the dependent coordinates;
+``vel``
+    ``[K (m x nu), k (m)]``, the velocity constraints ``K u + k = 0``;
+``eom``
+    ``[MK (nq x nq, absent when it is the identity), fk (nq), M (nu x
+    nu), F (nu), g (m)]``: the kinematic equations ``MK q' = fk``, the
+    *unconstrained* dynamic equations ``M u' = F`` (every speed taken as
+    independent) and ``g = K' u + k'``, so that the acceleration
+    constraints read ``K u' + g = 0``.
+
+One evaluation (coordinate partitioning, Wehage and Haug 1982): Newton-
+Raphson on the dependent coordinates from the guess in the state
+(:func:`.newton.newton`), the dependent speeds from the velocity
+constraints, ``q'`` from the kinematic equations, and ``u'`` by eliminating
+the dependent speeds numerically: with ``u = C u_i + c0``,
+``C = [I; -K_d^-1 K_i]`` and ``u'_d = Z u'_i + d``, ``Z = -K_d^-1 K_i``,
+``d = -K_d^-1 g``, Kane's equations with nonholonomic partial velocities
+are ``C^T M C u'_i = C^T (F - M [0; d])`` [Kane1985]_. No symbolic
+inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
+
+``dims = [nq, nu, nh, nqd, m, kinematics_is_identity]``; ``idx =
+[positions in x of the dependent coordinates (nqd), independent speeds
+(nu - m), dependent speeds (m)]`` (speeds as indices into ``u``);
+``opts = [tol, step_tol, max_iterations]`` of the Newton iteration.
+
+.. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+   Applications, 1985, sec. 4.4 and 6.1 (nonholonomic partial velocities,
+   Kane's equations for nonholonomic systems).
+"""
+
+import numpy as np
+
+from . import (MASS_SINGULAR, NEWTON_FAILED, OK, PIVOT_HANDOVER,
+               VELOCITY_SINGULAR)
+from .jit import call, jit
+from .linalg import lu_factor, lu_solve
+from .newton import newton
+
+__all__ = []
+
+# the dependent block of the velocity constraints counts as singular below
+# this smallest/largest pivot ratio (the diagnosing path then reports it)
+VELOCITY_RATIO = 1e-12
+
+
+@jit
+def correct(x, fn, dims, idx, opts, info, work, iwork):
+    """Solve the dependent coordinates and speeds in ``x`` in place;
+    returns a status code."""
+    nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
+    ni = nu - m
+    if nh > 0:
+        status = newton(fn[0], fn[1], x, idx[:nqd], nh, opts[0], opts[1],
+                        int(opts[2]), info, work, iwork)
+        if status != 0 or not info[2] >= PIVOT_HANDOVER:
+            return NEWTON_FAILED
+    if m > 0:
+        vel = np.empty(m * nu + m)
+        call(fn[2], fn[3], vel, x)
+        uind = idx[nqd:nqd + ni]
+        udep = idx[nqd + ni:nqd + nu]
+        A = np.empty((m, m))
+        b = np.empty(m)
+        sol = np.empty(m)
+        perm = np.empty(m, dtype=np.int64)
+        for i in range(m):
+            b[i] = -vel[m * nu + i]
+            for k in range(ni):
+                b[i] -= vel[i * nu + uind[k]] * x[1 + nq + uind[k]]
+            for j in range(m):
+                A[i, j] = vel[i * nu + udep[j]]
+        if not lu_factor(A, m, perm) >= VELOCITY_RATIO:
+            return VELOCITY_SINGULAR
+        lu_solve(A, m, perm, b, sol)
+        for j in range(m):
+            x[1 + nq + udep[j]] = sol[j]
+    return OK
+
+
+@jit
+def derivatives(x, fn, dims, idx, eom_size, out):
+    """``q'`` and ``u'`` (all speeds) at the consistent state in ``x``,
+    into ``out[:nq]`` and ``out[nq:]``; returns a status code."""
+    nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
+    identity = dims[5] != 0
+    ni = nu - m
+    e = np.empty(eom_size)
+    call(fn[4], fn[5], e, x)
+    offset = 0
+    if identity:
+        for i in range(nq):
+            out[i] = e[i]
+        offset = nq
+    else:
+        MK = np.empty((nq, nq))
+        for i in range(nq):
+            for j in range(nq):
+                MK[i, j] = e[i * nq + j]
+        perm = np.empty(nq, dtype=np.int64)
+        if not lu_factor(MK, nq, perm) > 0.0:
+            return MASS_SINGULAR
+        lu_solve(MK, nq, perm, e[nq * nq:nq * nq + nq], out[:nq])
+        offset = nq * nq + nq
+    M = e[offset:offset + nu * nu].reshape((nu, nu))
+    F = e[offset + nu * nu:offset + nu * nu + nu]
+    g = e[offset + nu * nu + nu:offset + nu * nu + nu + m]
+    if m == 0:
+        A = M.copy()
+        perm = np.empty(nu, dtype=np.int64)
+        if not lu_factor(A, nu, perm) > 0.0:
+            return MASS_SINGULAR
+        lu_solve(A, nu, perm, F, out[nq:nq + nu])
+        return OK
+    uind = idx[nqd:nqd + ni]
+    udep = idx[nqd + ni:nqd + nu]
+    vel = np.empty(m * nu + m)
+    call(fn[2], fn[3], vel, x)
+    Kd = np.empty((m, m))
+    for i in range(m):
+        for j in range(m):
+            Kd[i, j] = vel[i * nu + udep[j]]
+    permd = np.empty(m, dtype=np.int64)
+    if not lu_factor(Kd, m, permd) >= VELOCITY_RATIO:
+        return VELOCITY_SINGULAR
+    # Z = -Kd^-1 K_i (m x ni), d = -Kd^-1 g
+    Z = np.empty((m, ni))
+    column = np.empty(m)
+    sol = np.empty(m)
+    for k in range(ni):
+        for i in range(m):
+            column[i] = -vel[i * nu + uind[k]]
+        lu_solve(Kd, m, permd, column, sol)
+        for i in range(m):
+            Z[i, k] = sol[i]
+    for i in range(m):
+        column[i] = -g[i]
+    d = np.empty(m)
+    lu_solve(Kd, m, permd, column, d)
+    # A = M C (nu x ni); Mh = C^T A; Fh = C^T (F - M [0; d])
+    A = np.empty((nu, ni))
+    for a in range(nu):
+        for k in range(ni):
+            total = M[a, uind[k]]
+            for j in range(m):
+                total += M[a, udep[j]] * Z[j, k]
+            A[a, k] = total
+    r = np.empty(nu)
+    for a in range(nu):
+        total = F[a]
+        for j in range(m):
+            total -= M[a, udep[j]] * d[j]
+        r[a] = total
+    Mh = np.empty((ni, ni))
+    Fh = np.empty(ni)
+    for k1 in range(ni):
+        for k2 in range(ni):
+            total = A[uind[k1], k2]
+            for j in range(m):
+                total += Z[j, k1] * A[udep[j], k2]
+            Mh[k1, k2] = total
+        total = r[uind[k1]]
+        for j in range(m):
+            total += Z[j, k1] * r[udep[j]]
+        Fh[k1] = total
+    permi = np.empty(ni, dtype=np.int64)
+    if not lu_factor(Mh, ni, permi) > 0.0:
+        return MASS_SINGULAR
+    udi = np.empty(ni)
+    lu_solve(Mh, ni, permi, Fh, udi)
+    for k in range(ni):
+        out[nq + uind[k]] = udi[k]
+    for j in range(m):
+        total = d[j]
+        for k in range(ni):
+            total += Z[j, k] * udi[k]
+        out[nq + udep[j]] = total
+    return OK
+
+
+@jit
+def load_state(y, x, dims, idx, partitioned):
+    """Copy the integrator state ``y`` into ``x`` (dependent speeds of a
+    partitioned state are left to :func:`correct`)."""
+    nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
+    for i in range(nq):
+        x[1 + i] = y[i]
+    if partitioned:
+        ni = nu - m
+        for k in range(ni):
+            x[1 + nq + idx[nqd + k]] = y[nq + k]
+    else:
+        for i in range(nu):
+            x[1 + nq + i] = y[nq + i]
+
+
+@jit
+def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
+        iwork, ydot):
+    """The whole right-hand side: ``ydot`` of the integrator state ``y``
+    (``[q, u]``, or ``[q, u_i]`` when ``partitioned``). ``x`` holds the
+    constants and inputs; ``info[3]`` receives the status code."""
+    nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
+    x[0] = t
+    load_state(y, x, dims, idx, partitioned)
+    status = correct(x, fn, dims, idx, opts, info, work, iwork)
+    if status == OK:
+        out = np.empty(nq + nu)
+        status = derivatives(x, fn, dims, idx, eom_size, out)
+        if status == OK:
+            for i in range(nq):
+                ydot[i] = out[i]
+            if partitioned:
+                ni = nu - m
+                for k in range(ni):
+                    ydot[nq + k] = out[nq + idx[nqd + k]]
+            else:
+                for i in range(nu):
+                    ydot[nq + i] = out[nq + i]
+    info[3] = status
+    return status
+
+
+@jit
+def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
+    """Corrected ``[q, u, constraint residual, velocity residual]`` of
+    every sample (rows of ``Y``; rows of ``X`` hold each sample's time,
+    constants and inputs), into ``out``; status codes into ``status``."""
+    nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
+    info = np.zeros(4)
+    work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd)
+    iwork = np.zeros(max(nqd, 1), dtype=np.int64)
+    hol = np.empty(nh + nh * nqd)
+    vel = np.empty(m * nu + m)
+    for row in range(Y.shape[0]):
+        x = X[row]
+        load_state(Y[row], x, dims, idx, partitioned)
+        status[row] = correct(x, fn, dims, idx, opts, info, work, iwork)
+        for i in range(nq + nu):
+            out[row, i] = x[1 + i]
+        out[row, nq + nu] = 0.0
+        out[row, nq + nu + 1] = 0.0
+        if nh > 0:
+            call(fn[0], fn[1], hol, x)
+            for i in range(nh):
+                out[row, nq + nu] = max(out[row, nq + nu], abs(hol[i]))
+        if m > 0:
+            call(fn[2], fn[3], vel, x)
+            for i in range(m):
+                total = vel[m * nu + i]
+                for j in range(nu):
+                    total += vel[i * nu + j] * x[1 + nq + j]
+                out[row, nq + nu + 1] = max(out[row, nq + nu + 1],
+                                            abs(total))

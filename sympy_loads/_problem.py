@@ -1,0 +1,360 @@
+"""Private: the right-hand side and state reconstruction of one
+:func:`sympy_loads.simulate` call, on either back end.
+
+The compiled back end evaluates the whole right-hand side in one call of
+the generic kernel :func:`sympy_loads._numeric.rhs.rhs`. Whenever that
+kernel reports a difficulty (Newton-Raphson not converged, a nearly
+singular Jacobian, velocity-constraint block or mass matrix), the same
+evaluation is repeated on the diagnosing path below, which solves the
+dependent coordinates with the :class:`HolonomicConstraintSolver` (damped
+Newton with its error analysis) and NumPy's linear algebra: it either
+recovers or raises a :class:`SimulationError` naming the time and state.
+The NumPy back end always takes that path.
+"""
+
+import math
+import time
+import types
+import warnings
+
+import numpy as np
+from scipy.integrate import ODEintWarning, odeint, solve_ivp
+
+from ._numeric import numpy_kernels
+
+__all__ = []
+
+# odeint's limit on internal steps per output interval (solve_ivp has none)
+_ODEINT_MAX_STEPS = 1_000_000
+
+
+def _simulation_error(message, **details):
+    from .simulation import SimulationError
+    return SimulationError(message, **details)
+
+
+def format_state(symbols, values):
+    """``'x = 0.1, y = 2'``: a state for an error message."""
+    if values is None:
+        return '?'
+    return ', '.join(f'{s.name} = {float(v):.10g}'
+                     for s, v in zip(symbols, values))
+
+
+class Problem:
+    """Right-hand side and state reconstruction for one simulate() call."""
+
+    def __init__(self, nm, constants, spec_functions, solver,
+                 friction_functions, friction_options):
+        self.nm = nm
+        self.c = np.asarray(constants, dtype=float)
+        self.spec_functions = spec_functions
+        self.solver = solver
+        self.friction_functions = friction_functions
+        self.n_friction = len(nm.friction)
+        self.friction_values = np.zeros(self.n_friction)
+        (self.friction_tolerance, self.friction_max_iterations,
+         self.friction_relaxation) = friction_options
+        self.nq, self.nu = len(nm.q), len(nm.u)
+        self.partitioned = (nm.has_config_constraints
+                            or nm.has_velocity_constraints)
+        self.slices = nm.slices
+        self.x = nm.pack(0.0, np.zeros(self.nq), np.zeros(self.nu), self.c,
+                         np.zeros(len(nm.specified) + self.n_friction))
+        self.compiled = nm.backend == 'compiled'
+        self.kernel_seconds = 0.0
+        if self.compiled:
+            start = time.perf_counter()
+            from ._numeric import rhs
+            self._rhs = rhs
+            nh, nqd = int(nm.dims[2]), int(nm.dims[3])
+            self._opts = np.array([solver.tolerance, solver.step_tolerance,
+                                   solver.max_iterations] if solver else
+                                  [1e-12, 1e-10, 50], dtype=float)
+            self._info = np.zeros(4)
+            self._work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd)
+                                  + 2 * nh + 2 * nqd)
+            self._iwork = np.zeros(max(nqd, 1), dtype=np.int64)
+            self.kernel_seconds = time.perf_counter() - start
+
+    # state layout: [q (all), u (all)] if not partitioned, else
+    # [q (all; dependent entries only as Newton guesses), u_ind]
+    def pack(self, q, u):
+        if self.partitioned:
+            return np.concatenate([q, u[self.nm.u_ind_idx]])
+        return np.concatenate([q, u])
+
+    def specified(self, t):
+        return [f(t) for f in self.spec_functions]
+
+    def input_vector(self, t, q, u, s):
+        x = self.x.copy()
+        x[0] = t
+        x[self.slices[0]] = q
+        x[self.slices[1]] = u
+        x[self.slices[3]] = s
+        return x
+
+    # -- the compiled path -------------------------------------------------
+
+    def warm_up(self, t, y):
+        """Call the compiled kernels once (numba loads them from its disk
+        cache, or compiles them on the first use of an installation)."""
+        if not self.compiled:
+            return
+        start = time.perf_counter()
+        if not self.n_friction:
+            self.fast_rhs()(t, y)
+        self.samples(np.array([t]), np.asarray(y, dtype=float)[:, None])
+        q, u = self.full_state(t, y)
+        self._compiled_derivatives(self.input_vector(
+            t, q, u, self.specified(t) + list(self.friction_values)))
+        self.kernel_seconds += time.perf_counter() - start
+
+    def fast_rhs(self):
+        """``f(t, y)`` for the integrator: one compiled call per
+        evaluation, the diagnosing path where it reports a status."""
+        if not self.compiled or self.n_friction:
+            return self.rhs
+        nm, kernel, x = self.nm, self._rhs.rhs, self.x
+        fn, dims, idx, opts = nm.fn, nm.dims, nm.idx, self._opts
+        partitioned, eom_size = self.partitioned, nm.eom_size
+        info, work, iwork = self._info, self._work, self._iwork
+        size = self.nq + (len(nm.u_ind_idx) if partitioned else self.nu)
+        functions, s_slice, slow = self.spec_functions, self.slices[3], \
+            self.rhs
+
+        def rhs(t, y):
+            if functions:
+                x[s_slice] = [f(t) for f in functions]
+            ydot = np.empty(size)
+            try:
+                status = kernel(t, y, x, fn, dims, idx, opts, partitioned,
+                                eom_size, info, work, iwork, ydot)
+            except TypeError:    # not a contiguous float array
+                status = kernel(float(t), np.ascontiguousarray(
+                    y, dtype=float), x, fn, dims, idx, opts, partitioned,
+                    eom_size, info, work, iwork, ydot)
+            if status:
+                return slow(t, y)
+            return ydot
+        return rhs
+
+    def _compiled_derivatives(self, x):
+        out = np.empty(self.nq + self.nu)
+        status = self._rhs.derivatives(x, self.nm.fn, self.nm.dims,
+                                       self.nm.idx, self.nm.eom_size, out)
+        return None if status else out
+
+    # -- the diagnosing (NumPy) path ---------------------------------------
+
+    def solve_positions(self, t, q):
+        if not self.nm.has_config_constraints:
+            return q
+        from .constraints import ConstraintSolverError
+        try:
+            return np.asarray(self.solver.solve_positions(q, t), dtype=float)
+        except ConstraintSolverError as error:
+            raise _simulation_error(
+                f'the holonomic constraints could not be solved at t = '
+                f'{float(t):.10g} ({format_state(self.nm.q, q)}): {error}',
+                time=t, q=q) from error
+
+    def dependent_speeds(self, t, q, u, s):
+        nm = self.nm
+        if not nm.has_velocity_constraints:
+            return u
+        vel = nm.functions['vel'](self.input_vector(t, q, u, s))
+        try:
+            return numpy_kernels.dependent_speeds(
+                vel, np.asarray(u, dtype=float), self.nu,
+                len(nm.u_dep_idx), nm.u_ind_idx, nm.u_dep_idx)
+        except np.linalg.LinAlgError:
+            raise _simulation_error(
+                f'the velocity constraints are singular in the dependent '
+                f'speeds at t = {float(t):.10g} '
+                f'({format_state(nm.q, q)}); choose other independent '
+                f'speeds.', time=t, q=q, u=u) from None
+
+    def full_state(self, t, y):
+        """The corrected ``(q, u)`` for the integrator state ``y``."""
+        q = np.array(y[:self.nq], dtype=float)
+        if self.partitioned:
+            u = np.zeros(self.nu)
+            u[self.nm.u_ind_idx] = y[self.nq:]
+            q = self.solve_positions(t, q)
+            s = self.specified(t) + list(self.friction_values)
+            u = self.dependent_speeds(t, q, u, s)
+        else:
+            u = np.array(y[self.nq:], dtype=float)
+        return q, u
+
+    def solve_eom(self, t, q, u, s):
+        """``(q', u')`` at a consistent state."""
+        x = self.input_vector(t, q, u, s)
+        if self.compiled:
+            out = self._compiled_derivatives(x)
+            if out is not None:
+                return out[:self.nq], out[self.nq:]
+        nm = self.nm
+        e = nm.functions['eom'](x)
+        vel = (nm.functions['vel'](x) if nm.has_velocity_constraints
+               else None)
+        try:
+            with np.errstate(all='ignore'):
+                qdot, udot = numpy_kernels.derivatives(
+                    e, vel, self.nq, self.nu, len(nm.u_dep_idx),
+                    nm.kinematics_is_identity, nm.u_ind_idx, nm.u_dep_idx)
+        except np.linalg.LinAlgError:
+            qdot = udot = None
+        if qdot is None or not (np.isfinite(qdot).all()
+                                and np.isfinite(udot).all()):
+            raise _simulation_error(
+                f'the mass matrix is singular at t = {float(t):.10g} '
+                f'({format_state(nm.q, q)}; {format_state(nm.u, u)}).',
+                time=t, q=q, u=u)
+        return qdot, udot
+
+    def derivatives(self, t, q, u):
+        """``q'``, ``u'`` and the joint-friction values at a consistent
+        state (friction by relaxation, "Three-Dimensional Generalized
+        Forces" course notes)."""
+        spec = self.specified(t)
+        if not self.n_friction:
+            qdot, udot = self.solve_eom(t, q, u, spec)
+            return qdot, udot, self.friction_values
+        f = self.friction_values.copy()
+        change = np.inf
+        for _ in range(self.friction_max_iterations):
+            qdot, udot = self.solve_eom(t, q, u, spec + list(f))
+            new = np.concatenate([
+                np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
+                for func in self.friction_functions])
+            change = np.max(np.abs(new - f))
+            f = f + self.friction_relaxation * (new - f)
+            if change <= self.friction_tolerance * max(1.0,
+                                                       np.max(np.abs(f))):
+                self.friction_values = f
+                return qdot, udot, f
+        raise _simulation_error(
+            f'the joint-friction iteration did not converge at t = '
+            f'{float(t):.10g} after {self.friction_max_iterations} '
+            f'iterations (last change {change:.3g} > friction_tolerance = '
+            f'{self.friction_tolerance:g}; {format_state(self.nm.q, q)}; '
+            f'{format_state(self.nm.u, u)}); try a smaller '
+            f'friction_relaxation.', time=t, q=q, u=u)
+
+    def rhs(self, t, y):
+        q, u = self.full_state(t, y)
+        qdot, udot, _ = self.derivatives(t, q, u)
+        if self.partitioned:
+            return np.concatenate([qdot, udot[self.nm.u_ind_idx]])
+        return np.concatenate([qdot, udot])
+
+    # -- samples -----------------------------------------------------------
+
+    def samples(self, times, states):
+        """Corrected ``q, u`` and the configuration and velocity
+        constraint residuals at the samples (``states`` has one column per
+        sample, as ``solve_ivp``'s ``y``)."""
+        n = len(times)
+        Y = np.ascontiguousarray(np.asarray(states, dtype=float).T)
+        X = np.repeat(self.x[None, :], n, axis=0)
+        X[:, 0] = times
+        if self.spec_functions:
+            X[:, self.slices[3]] = np.column_stack(
+                [[f(t) for t in times] for f in self.spec_functions]
+                + [np.zeros(n)] * self.n_friction)
+        if self.compiled and n:
+            out = np.empty((n, self.nq + self.nu + 2))
+            status = np.zeros(n, dtype=np.int64)
+            self._rhs.states(Y, X, self.nm.fn, self.nm.dims, self.nm.idx,
+                             self._opts, self.partitioned, out, status)
+            q = out[:, :self.nq].copy()
+            u = out[:, self.nq:self.nq + self.nu].copy()
+            residual, velocity = out[:, -2].copy(), out[:, -1].copy()
+            bad = np.nonzero(status)[0]
+        else:
+            q, u = np.empty((n, self.nq)), np.empty((n, self.nu))
+            residual, velocity = np.zeros(n), np.zeros(n)
+            bad = np.arange(n)
+        for i in bad:             # the diagnosing path recovers or reports
+            q[i], u[i] = self.full_state(times[i], Y[i])
+            residual[i], velocity[i] = self.residuals(X[i], q[i], u[i])
+        return q, u, residual, velocity
+
+    def residuals(self, x, q, u):
+        """Largest holonomic and velocity-constraint residuals."""
+        nm = self.nm
+        x = x.copy()
+        x[self.slices[0]] = q
+        x[self.slices[1]] = u
+        nh, m = int(nm.dims[2]), len(nm.u_dep_idx)
+        residual = velocity = 0.0
+        if nh:
+            residual = float(np.max(np.abs(nm.functions['hol'](x)[:nh])))
+        if m:
+            vel = nm.functions['vel'](x)
+            K = vel[:m * self.nu].reshape(m, self.nu)
+            velocity = float(np.max(np.abs(K @ u + vel[m * self.nu:])))
+        return residual, velocity
+
+
+def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step):
+    """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
+    with its stepping loop in Fortran), returning the fields of
+    ``solve_ivp``'s result that :func:`simulate` uses."""
+    if method != 'odeint':
+        return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
+                         rtol=rtol, atol=atol, max_step=max_step)
+    t0, t1 = t_span
+    if t_eval is None:
+        # odeint returns only requested times; the integrator's own steps
+        # come from the same LSODA driven step by step by solve_ivp
+        return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
+                         atol=atol, max_step=max_step)
+    prepend = not (t_eval.size and t_eval[0] == t0)
+    times = np.concatenate([[t0], t_eval]) if prepend else t_eval
+    hmax = 0.0 if math.isinf(max_step) else float(max_step)
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', ODEintWarning)
+        y, info = odeint(fun, y0, times, rtol=rtol, atol=atol, hmax=hmax,
+                         tfirst=True, full_output=True,
+                         mxstep=_ODEINT_MAX_STEPS)
+    success = info['message'] == 'Integration successful.'
+    reached = len(times)
+    if not success:
+        # rows after the failure are not solutions; tcur[k] is the time
+        # reached while computing row k + 1
+        direction = math.copysign(1.0, t1 - t0)
+        ok = (info['tcur'] - times[1:]) * direction >= 0
+        reached = 1 + int(np.argmin(ok)) if not ok.all() else len(times)
+    first = 1 if prepend else 0
+    return types.SimpleNamespace(
+        t=times[first:reached], y=y[first:reached].T, success=success,
+        status=0 if success else -1,
+        message=f"odeint (LSODA): {info['message']}",
+        nfev=int(info['nfe'][-1]) if len(info['nfe']) else 0,
+        njev=int(info['nje'][-1]) if len(info['nje']) else 0, nlu=0)
+
+
+def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
+    """The requested outputs at every sample."""
+    names, shapes, sizes, function, _, uses_udot = output_spec
+    rows = []
+    for i, t in enumerate(times):
+        udot = np.zeros(problem.nu)
+        f = problem.friction_values
+        if uses_udot or problem.n_friction:
+            _, udot, f = problem.derivatives(t, q[i], u[i])
+        x = problem.input_vector(t, q[i], u[i],
+                                 problem.specified(t) + list(f))
+        rows.append(np.concatenate([x, extra_values, udot]))
+    values = (function(np.array(rows)) if rows else
+              np.zeros((0, sum(sizes))))
+    result, start = {}, 0
+    for name, shape, size in zip(names, shapes, sizes):
+        block = values[:, start:start + size]
+        result[name] = block[:, 0].copy() if shape is None else block.copy()
+        start += size
+    return result
