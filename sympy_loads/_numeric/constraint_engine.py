@@ -77,7 +77,11 @@ class ConstraintEngine:
             from . import newton
             self._kernels = newton
             nd = len(self.dep)
-            self._work = np.zeros(newton.newton_work_size(nc, nd))
+            self._fn = np.array([self.resjac.address, self.resjac.data],
+                                dtype=np.int64)
+            self._ints = np.concatenate([self.pos, np.zeros(nd, np.int64)])
+            self._buf = np.zeros(7 + newton.newton_work_size(nc, nd))
+            self._buf[:4] = [nc, self.tol, self.step_tol, self.maxit]
             self._iwork = np.zeros(max(nd, 1), dtype=np.int64)
             self._rates_work = np.zeros(newton.rates_work_size(n, nc, nd))
 
@@ -124,11 +128,9 @@ class ConstraintEngine:
         x[0] = t
         x[1:1 + self.n] = q
         if self._kernels is not None:
-            info = self._info
-            status = self._kernels.newton(
-                self.resjac.address, self.resjac.data, x, self.pos, self.nc,
-                self.tol, self.step_tol, self.maxit, info, self._work,
-                self._iwork)
+            status = self._kernels.newton_packed(self._fn, x, self._ints,
+                                                 self._buf)
+            info = self._buf[4:7]
         else:
             status, info = numpy_kernels.newton(
                 self.resjac, x, self.pos, self.nc, self.tol, self.step_tol,

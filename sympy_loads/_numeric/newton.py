@@ -123,6 +123,18 @@ def newton(address, data, x, pos, nc, tol, step_tol, maxit, info, work,
 
 
 @jit
+def newton_packed(fn, x, ints, buf):
+    """:func:`newton` with its arguments packed into four arrays (numba's
+    dispatcher costs time per argument, which matters for a single solve
+    of a few microseconds): ``fn = [address, data]``, ``ints = [pos (nd),
+    iwork (nd)]``, ``buf = [nc, tol, step_tol, max_iterations, info (3),
+    work...]``."""
+    nd = ints.shape[0] // 2
+    return newton(fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1], buf[2],
+                  int(buf[3]), buf[4:7], buf[7:], ints[nd:])
+
+
+@jit
 def newton_batch(address, data, X, pos, nc, tol, step_tol, maxit):
     """:func:`newton` on every row of ``X`` (in place); returns the status
     codes and the info rows."""
