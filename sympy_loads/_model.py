@@ -262,6 +262,11 @@ class NumericModel:
             exprs.append(matrix.reshape(len(matrix), 1))
             shapes.append(None if not isinstance(expr, sm.MatrixBase)
                           else len(matrix))
+        # a constant of the equations known only by name (see
+        # simulation._pack_constants) is the same constant here
+        by_name = {c.name: c for c in self.constants}
+        exprs = [e.xreplace({s: by_name[s.name] for s in e.free_symbols
+                             if s.name in by_name}) for e in exprs]
         extra = sorted(set().union(*[e.free_symbols for e in exprs])
                        - {_TIME} - set(self.constants) - set(udot_symbols),
                        key=_symbol_key) if exprs else []

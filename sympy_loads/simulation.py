@@ -432,9 +432,23 @@ def _pack_constants(nm, constants, extra=()):
             raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
         values[key] = _as_float(f'constants[{key}]', value)
     needed = list(nm.constants) + list(extra)
-    missing = [s for s in needed if s not in values]
-    packed = np.array([values.get(s, np.nan) for s in needed], dtype=float)
-    return packed, missing, values
+    # the numeric model names some constants only by name (those it meets
+    # first in SymEngine expressions, e.g. a length in a position vector),
+    # without the user's assumptions (real=True, positive=True): match by
+    # name where the symbol itself is not a key
+    by_name = {}
+    for key, value in values.items():
+        by_name.setdefault(key.name, []).append(value)
+    packed, missing = [], []
+    for symbol in needed:
+        if symbol in values:
+            packed.append(values[symbol])
+        elif len(by_name.get(symbol.name, ())) == 1:
+            packed.append(by_name[symbol.name][0])
+        else:
+            missing.append(symbol)
+            packed.append(np.nan)
+    return np.array(packed, dtype=float), missing, values
 
 
 def _specified_functions(nm, specified, t0):

@@ -167,3 +167,38 @@ def test_generated_function_evaluates_and_pickles(backend):
     np.testing.assert_allclose(g(np.array([0.5, 2.0])), expected)
     if backend == 'llvm':
         assert f.address and f.data
+
+
+@pytest.mark.parametrize('backend', ['numpy'] + (['compiled'] if COMPILED
+                                                 else []))
+def test_constants_with_assumptions_found_only_in_positions(backend):
+    """A constant that appears only in a position vector (the arm ``a``,
+    declared real) is matched to the user's symbol. A bob on an arm of
+    length ``a`` turning by ``th``, and a slider at height ``y`` held at
+    ``y = sin(th)``: the energy is conserved."""
+    th, y, w, uy = me.dynamicsymbols('theta y omega u_y')
+    a = sm.Symbol('a', real=True)
+    g = sm.Symbol('g', positive=True)
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', [th, N.z])
+    B.set_ang_vel(N, w*N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', a*B.x)
+    P.v2pt_theory(O, N, B)
+    Q = O.locatenew('Q', y*N.y)
+    Q.set_vel(N, uy*N.y)
+    kane = me.KanesMethod(
+        N, [th], [w], kd_eqs=[th.diff() - w, y.diff() - uy],
+        q_dependent=[y], u_dependent=[uy],
+        configuration_constraints=[y - sm.sin(th)],
+        velocity_constraints=[uy - sm.cos(th)*w])
+    kane.kanes_equations([me.Particle('p', P, 1), me.Particle('q', Q, 1)],
+                         [(P, -g*N.y)])
+    res = simulate(kane, (0, 1), {th: 0.2, y: 0.0, w: 0.0},
+                   {a: 0.7, g: 9.81}, t_eval=[0, 0.5, 1], backend=backend,
+                   outputs={'e': (a**2*w**2 + uy**2)/2 + g*a*sm.sin(th)})
+    assert res.success
+    np.testing.assert_allclose(res.outputs['e'], res.outputs['e'][0],
+                               rtol=1e-7)
+    np.testing.assert_allclose(res.q[:, 1], np.sin(res.q[:, 0]), atol=1e-12)

@@ -1,0 +1,153 @@
+"""The one-off cost of an installation's first use of the compiled back end.
+
+Run: python benchmarks/bench_first_use.py [--keep]
+
+The compiled back end's generic numba kernels are compiled the first time
+an installation uses them and are then loaded from numba's disk cache
+(``cache=True``, normally ``__pycache__`` beside ``sympy_loads/_numeric``).
+To measure that first time without touching the installed cache, a child
+Python process runs with ``NUMBA_CACHE_DIR`` set to a new, empty temporary
+directory (numba then reads and writes its cache only there, so the child
+really compiles). The child imports sympy_loads, builds Moore's four-bar
+(``sympy_loads.examples.four_bar``), calls ``simulate()`` once (defaults,
+10 s) and solves a ``HolonomicConstraintSolver`` once, on a batch of
+1,000 configurations and for the velocities once. The same child then
+runs again with the same, now warm, cache directory. Printed: the wall
+time of each child process (interpreter start-up included), the child's
+own break-down, and the difference, i.e. what the first use of an
+installation pays once.
+``result.timings['kernels']`` of the first ``simulate()`` covers only part
+of that compilation: its initial constraint solve compiles the Newton
+kernel inside ``'setup'``.
+
+Goal: first use under a minute on a 2-core machine.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+CHILD = r'''
+import json, time
+start = time.perf_counter()
+import numpy as np
+import sympy as sm
+from sympy_loads import HolonomicConstraintSolver, simulate
+from sympy_loads.examples import four_bar
+out = {'import': time.perf_counter() - start}
+
+mark = time.perf_counter()
+model = four_bar.build_model()
+out['build model'] = time.perf_counter() - mark
+mark = time.perf_counter()
+result = simulate(model.kane, (0.0, 10.0), four_bar.initial_conditions(model),
+                  four_bar.constants_of(model),
+                  t_eval=np.linspace(0.0, 10.0, 201))
+out['simulate()'] = time.perf_counter() - mark
+out['simulate timings'] = result.timings
+out['backend'] = result.backend
+out['residual'] = float(result.constraint_residual.max())
+
+q1, q2, q3 = sm.symbols('q1:4')
+loop = [sm.cos(q1) + 4*sm.cos(q1 + q2) + 3*sm.cos(q1 + q2 + q3) - 5,
+        sm.sin(q1) + 4*sm.sin(q1 + q2) + 3*sm.sin(q1 + q2 + q3)]
+mark = time.perf_counter()
+solver = HolonomicConstraintSolver(loop, [q1, q2, q3], [q2, q3])
+out['solver build'] = time.perf_counter() - mark
+guess = np.deg2rad([30.0, -75.0, 100.0])
+mark = time.perf_counter()
+q = solver.solve_positions(guess)
+out['solver: one solve'] = time.perf_counter() - mark
+batch = np.tile(q, (1000, 1))
+batch += np.random.default_rng(0).uniform(-0.2, 0.2, batch.shape)
+mark = time.perf_counter()
+solved = solver.solve_positions(batch)
+out['solver: batch of 1000'] = time.perf_counter() - mark
+mark = time.perf_counter()
+solver.solve_velocities(q, [1.0, 0.0, 0.0])
+out['solver: velocities'] = time.perf_counter() - mark
+out['solver backend'] = solver.backend
+out['solver residual'] = float(np.abs(solver.residual(solved)).max())
+out['total in child'] = time.perf_counter() - start
+print('RESULT ' + json.dumps(out))
+'''
+
+
+def run_child(cache_dir):
+    """Wall time, the child's report and its stderr."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, '-c', CHILD], env=env,
+                          capture_output=True, text=True, timeout=900)
+    wall = time.perf_counter() - start
+    if done.returncode != 0:
+        raise RuntimeError(f'child failed (exit {done.returncode}):\n'
+                           f'{done.stdout}\n{done.stderr}')
+    line = [s for s in done.stdout.splitlines() if s.startswith('RESULT ')]
+    return wall, json.loads(line[-1][len('RESULT '):]), done.stderr.strip()
+
+
+def cache_files(directory):
+    return sum(len(files) for _, _, files in os.walk(directory))
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--keep', action='store_true',
+                        help='keep the temporary numba cache directory')
+    args = parser.parse_args(argv)
+    cache_dir = tempfile.mkdtemp(prefix='sympy_loads_numba_cache_')
+    try:
+        runs = []
+        for label in ('first use (empty cache)', 'second use (warm cache)'):
+            wall, report, stderr = run_child(cache_dir)
+            runs.append((label, wall, report, stderr, cache_files(cache_dir)))
+    finally:
+        if not args.keep:
+            shutil.rmtree(cache_dir, ignore_errors=True)
+
+    print(f'First use of the compiled back end: child Python processes with '
+          f'NUMBA_CACHE_DIR={cache_dir}'
+          + (' (kept)' if args.keep else ' (removed afterwards)'))
+    print(f'{os.cpu_count()} CPUs, Python {sys.version.split()[0]}; goal: '
+          f'first use under 60 s on a 2-core machine')
+    steps = ['import', 'build model', 'simulate()', 'solver build',
+             'solver: one solve', 'solver: batch of 1000',
+             'solver: velocities', 'total in child']
+    header = (f"{'':<28}"
+              + ''.join(f'{label.split(" (")[0]:>14}' for label, *_ in runs)
+              + f"{'difference':>14}")
+    print(header)
+    print('-' * len(header))
+    first, second = runs[0][2], runs[1][2]
+    rows = [('process wall time [s]', runs[0][1], runs[1][1])]
+    rows += [(f'  {step} [s]', first[step], second[step]) for step in steps]
+    for key in ('derivation', 'codegen', 'kernels', 'setup', 'integration'):
+        rows.append((f'    simulate {key} [s]', first['simulate timings'][key],
+                     second['simulate timings'][key]))
+    for name, a, b in rows:
+        print(f'{name:<28}{a:>14.2f}{b:>14.2f}{a - b:>14.2f}')
+    print(f"{'files in the numba cache':<28}{runs[0][4]:>14d}"
+          f"{runs[1][4]:>14d}")
+    print(f"back ends: simulate {first['backend']!r}, solver "
+          f"{first['solver backend']!r}; residuals: simulate "
+          f"{first['residual']:.1e}, batch {first['solver residual']:.1e}")
+    for label, _, _, stderr, _ in runs:
+        if stderr:
+            print(f'stderr of the {label} child:')
+            print('  ' + stderr.replace('\n', '\n  '))
+    one_off = runs[0][1] - runs[1][1]
+    verdict = 'met' if runs[0][1] < 60 else 'NOT met'
+    print(f'one-off cost of the first use: {one_off:.1f} s (first use '
+          f'{runs[0][1]:.1f} s, goal < 60 s: {verdict}; later processes '
+          f'{runs[1][1]:.1f} s)')
+    return runs
+
+
+if __name__ == '__main__':
+    main()
