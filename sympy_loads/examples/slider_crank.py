@@ -30,8 +30,8 @@ References
 ==========
 
 .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics"
-   (seed 002): the piston-crank example.
-.. [Seed004] "Three-Dimensional Generalized Forces" (seed 004): the
+  : the piston-crank example.
+.. [Seed004] "Three-Dimensional Generalized Forces": the
    translational and rotational spring-damper-actuators.
 """
 
