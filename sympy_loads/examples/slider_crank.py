@@ -30,8 +30,8 @@ References
 ==========
 
 .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics"
-  : the piston-crank example.
-.. [Seed004] "Three-Dimensional Generalized Forces": the
+   (seed 002): the piston-crank example.
+.. [Seed004] "Three-Dimensional Generalized Forces" (seed 004): the
    translational and rotational spring-damper-actuators.
 """
 
