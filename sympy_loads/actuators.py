@@ -10,7 +10,7 @@ They are SymPy actuators: :class:`SpringDamperActuator` is a
 References
 ==========
 
-.. [Seed004] Course notes "Three-Dimensional Generalized Forces" (seed 004):
+.. [Seed004] Course notes "Three-Dimensional Generalized Forces":
    translational and rotational spring-damper-actuators.
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Springs & Dampers".
@@ -96,7 +96,7 @@ class SpringDamperActuator(ForceActuator):
     ===========
 
     A linear spring, a linear damper, Coulomb friction and an actuator
-    acting in parallel along a pathway of length ``l`` (seed 004). The
+    acting in parallel along a pathway of length ``l``. The
     scalar *tension* (positive when it pulls the ends together) is::
 
         f = k (l - l0) + c l' + f_F sgn(l') + f_ACT(l, l', t)
@@ -211,7 +211,7 @@ class SpringDamperActuator(ForceActuator):
     References
     ==========
 
-    .. [Seed004] "Three-Dimensional Generalized Forces" (seed 004),
+    .. [Seed004] "Three-Dimensional Generalized Forces",
        translational spring-damper-actuator:
        ``f = k(l - l0) + c l' + f_F sign(l') + f_ACT(l, l', t)``.
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
@@ -484,7 +484,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
     References
     ==========
 
-    .. [Seed004] "Three-Dimensional Generalized Forces" (seed 004),
+    .. [Seed004] "Three-Dimensional Generalized Forces",
        rotational spring-damper-actuator:
        ``T = k(theta - theta0) + c theta' + T_F sign(theta') + T_ACT``,
        ``theta' = h_i . (omega_j - omega_i)``, ``Q_on_j = -T h_i``.

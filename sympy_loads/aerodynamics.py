@@ -126,7 +126,7 @@ class AerodynamicDrag(ActuatorBase):
     ==========
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
-       Torque", section "Aerodynamic Drag" (seed 000).
+       Torque", section "Aerodynamic Drag".
     """
 
     def __init__(self, point, frame, *, density, drag_coefficient, area,

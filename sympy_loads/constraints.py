@@ -28,7 +28,7 @@ References
 ==========
 
 .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
-   Section 4, Module 4 (2011), pages 2-14 (seed 002).
+   Section 4, Module 4 (2011), pages 2-14.
 """
 
 import math
@@ -125,7 +125,7 @@ class ConstraintSolverError(ValueError):
     ==========
 
     .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
-       page 7 (singular Jacobian errors) (seed 002).
+       page 7 (singular Jacobian errors).
     """
 
     def __init__(self, message, *, residual=None, iterations=None,
@@ -182,7 +182,7 @@ class ConstraintAnalysis:
     ==========
 
     .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
-       pages 13-17 (seed 002).
+       pages 13-17.
     """
 
     def __init__(self, rank, nq, nc, redundant, singular_values,
@@ -362,7 +362,7 @@ class HolonomicConstraintSolver:
     ==========
 
     .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
-       Section 4, Module 4 (2011), pages 2-14 (seed 002).
+       Section 4, Module 4 (2011), pages 2-14.
     """
 
     def __init__(self, constraints, coordinates, dependent, *,
@@ -575,7 +575,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 2 (seed 002).
+           Kinematics", page 2.
         """
         from sympy.physics.mechanics import KanesMethod
         _check_type('kane', kane, KanesMethod)
@@ -636,7 +636,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 2 (seed 002).
+           Kinematics", page 2.
         """
         from sympy.physics.mechanics import System
         _check_type('system', system, System)
@@ -862,7 +862,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 3 (Newton-Raphson) (seed 002).
+           Kinematics", page 3 (Newton-Raphson).
         """
         if not (type(q) is np.ndarray and q.shape == self._single
                 and q.dtype is _FLOAT64 and q.flags.c_contiguous):
@@ -933,7 +933,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 4 (velocities) (seed 002).
+           Kinematics", page 4 (velocities).
         """
         return self._solve_rates(q, qdot, None, t, False)
 
@@ -984,7 +984,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", pages 5 and 11-12 (accelerations) (seed 002).
+           Kinematics", pages 5 and 11-12 (accelerations).
         """
         return self._solve_rates(q, qdot, qddot, t, True)
 
@@ -1075,7 +1075,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", pages 2-12 (seed 002).
+           Kinematics", pages 2-12.
         """
         if self._ind_index:
             raise ValueError(
@@ -1159,7 +1159,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 7 (the Jacobian) (seed 002).
+           Kinematics", page 7 (the Jacobian).
         """
         q = self._as_states('q', q)
         if q.ndim == 1:
@@ -1185,7 +1185,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", page 2 (seed 002).
+           Kinematics", page 2.
         """
         q = self._as_states('q', q)
         if q.ndim == 1:
@@ -1244,7 +1244,7 @@ class HolonomicConstraintSolver:
         ==========
 
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
-           Kinematics", pages 13-17 (redundant constraints) (seed 002).
+           Kinematics", pages 13-17 (redundant constraints).
         """
         q = self._as_states('q', q)
         if q.ndim != 1:

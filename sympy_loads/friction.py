@@ -43,7 +43,7 @@ References
 ==========
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
-   Torque", sections "Friction" and "Collision" (seed 000).
+   Torque", sections "Friction" and "Collision".
 .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani, "Contact-impact
    events with friction in multibody dynamics: Back to basics", Mech. Mach.
    Theory 184 (2023) 105305.

@@ -38,7 +38,7 @@ References
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces"
    (seed 001): partial velocities, :math:`F_r`, :math:`F_r^*`.
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-   Applications, McGraw-Hill, 1985, sec. 4.1 (seed 003): eq. (2)
+   Applications, McGraw-Hill, 1985, sec. 4.1: eq. (2)
    :math:`(F_r)_B = \bar{\omega}_r \cdot \bar{T} + \bar{v}_r \cdot \bar{R}`
    and the noncontributing forces.
 """
@@ -389,7 +389,7 @@ def partial_velocities(items, speeds, frame, *, kinematic_substitutions=None):
     ==========
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
-       section "Partial Velocities" (seed 001).
+       section "Partial Velocities".
     """
     partials = _setup(speeds, frame, None, None, kinematic_substitutions)
     items = _item_list(items)
@@ -482,7 +482,7 @@ def nonholonomic_partial_velocities(items, independent_speeds,
     ==========
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
-       nonholonomic partial velocities (seed 001).
+       nonholonomic partial velocities.
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, 1985, sec. 2.14 and 4.4.
     """
@@ -601,9 +601,9 @@ def generalized_active_forces(loads, speeds, frame, *, dependent_speeds=None,
     ==========
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
-       section "Generalized Active Forces" (seed 001).
+       section "Generalized Active Forces".
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-       Applications, 1985, sec. 4.1, eq. (2) (seed 003).
+       Applications, 1985, sec. 4.1, eq. (2).
     """
     partials = _setup(speeds, frame, dependent_speeds, velocity_constraints,
                       kinematic_substitutions)
@@ -782,7 +782,7 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
     ==========
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
-       section "Generalized Inertia Forces" (seed 001).
+       section "Generalized Inertia Forces".
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, 1985, sec. 4.11.
     """
@@ -886,7 +886,7 @@ def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
     ==========
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-       Applications, 1985, sec. 4.1 (seed 003), noncontributing forces.
+       Applications, 1985, sec. 4.1, noncontributing forces.
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces"
        (seed 001).
     """

@@ -12,9 +12,9 @@ References
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 2.3 (Eq. 2.3.6, force exerted by a
    particle on a body) and sec. 2.6 (Eq. 2.6.3, gravitational moment);
-   example of sec. 4.1 (seed 003).
+   example of sec. 4.1.
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
-   Torque", section "Gravity" (seed 000).
+   Torque", section "Gravity".
 """
 
 import sympy as sm
@@ -152,7 +152,7 @@ class GravitationalAttraction(ForceActuator):
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, Eqs. (2.3.6) and (2.6.3); the rod
-       example of sec. 4.1 (seed 003).
+       example of sec. 4.1.
     .. [Aarseth2003] S. J. Aarseth, Gravitational N-Body Simulations,
        Cambridge University Press, 2003, sec. 2 (softened potential
        -G m / sqrt(r^2 + eps^2)).

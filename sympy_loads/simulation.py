@@ -44,7 +44,7 @@ References
    dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
 .. [Seed002] Autodesk, "Dynamic Simulation: Constraint Kinematics"
    (seed 002): Newton-Raphson position solve, velocity solve.
-.. [Seed004] "Three-Dimensional Generalized Forces" (seed 004): Coulomb
+.. [Seed004] "Three-Dimensional Generalized Forces": Coulomb
    friction in joints from the joint reactions, by relaxation.
 """
 
@@ -246,7 +246,7 @@ class SimulationResult:
        coordinate partitioning for dimension reduction in analysis of
        constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
     .. [Seed002result] Autodesk, "Dynamic Simulation: Constraint
-       Kinematics" (seed 002): Newton-Raphson position solve and the
+       Kinematics": Newton-Raphson position solve and the
        velocity constraints.
     """
 
@@ -740,7 +740,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     .. [Wehage1982simulate] R. A. Wehage, E. J. Haug, "Generalized
        coordinate partitioning for dimension reduction in analysis of
        constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
-    .. [Seed004simulate] "Three-Dimensional Generalized Forces" (seed 004),
+    .. [Seed004simulate] "Three-Dimensional Generalized Forces",
        Coulomb friction in joints by relaxation.
     """
     start = time.perf_counter()

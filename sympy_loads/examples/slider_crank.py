@@ -31,7 +31,7 @@ References
 
 .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics"
    (seed 002): the piston-crank example.
-.. [Seed004] "Three-Dimensional Generalized Forces" (seed 004): the
+.. [Seed004] "Three-Dimensional Generalized Forces": the
    translational and rotational spring-damper-actuators.
 """
 
