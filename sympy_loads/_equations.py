@@ -97,10 +97,6 @@ def _fast(kane, plain):
     N = parts.frame
     q, u = list(kane.q), list(kane.u)
     qdot_map = kane.kindiffdict()
-    dynamic = set(q) | set(u)
-    for key in plain:
-        if key not in dynamic and key != _TIME:
-            dynamic.add(key)
     specified = {plain[s] for s in plain
                  if s not in set(q) | set(u) and s != _TIME}
     qs = to_symengine([plain[s] for s in q])

@@ -146,7 +146,7 @@ class NumericModel:
 
     def _prepare(self, f_h, k_nh, f_nh, m_kin, f_kin, q_dep, plain):
         """The flat outputs of the three functions, in plain symbols."""
-        nq, nu, m = len(self.q), len(self.u), len(self.u_dep_idx)
+        nu, m = len(self.u), len(self.u_dep_idx)
         use_se = symengine_available()
 
         def conv(matrix):
@@ -232,8 +232,7 @@ class NumericModel:
     def output_function(self, outputs):
         """``(names, shapes, function, extra_constants, uses_udot)`` for
         the ``outputs`` mapping, generated once per set of expressions;
-        ``function`` takes ``[x, u']`` with the extra constants appended
-        to ``x``'s constants... (see :meth:`output_inputs`)."""
+        ``function`` takes the rows ``[x, extra constants, u']``."""
         key = tuple((name, expr) for name, expr in outputs.items())
         if key in self._outputs:
             return self._outputs[key]

@@ -60,10 +60,10 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
-from ._model import NumericModel
+from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError
-from ._problem import Problem, evaluate_outputs, format_state, integrate
+from ._problem import Problem, evaluate_outputs, integrate
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -289,7 +289,6 @@ def _name(symbol):
     return getattr(symbol, 'name', str(symbol))
 
 
-_format_state = format_state
 _LOG = logging.getLogger('sympy_loads')
 # set-up steps longer than this (seconds) are logged as warnings
 _SLOW = 2.0
@@ -338,10 +337,6 @@ def _kanes_method_of(model):
             'model: the KanesMethod has no equations of motion yet; call '
             'kanes_equations(bodies, loads) before simulate().') from None
     return kane
-
-
-def _symbol_key(symbol):
-    return sm.default_sort_key(symbol)
 
 
 _CACHE = weakref.WeakKeyDictionary()

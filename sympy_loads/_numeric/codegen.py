@@ -133,8 +133,6 @@ class GeneratedFunction:
         self._ctypes = function          # keeps the code alive
         self.address = ctypes.cast(function, ctypes.c_void_p).value
         self.data = data.value or 0
-        out = np.empty(max(self.n_out, 1))
-        self._out = out
 
     def _build_numpy(self):
         outputs = [for_codegen(_as_sympy(e)) for e in self.outputs]

@@ -53,7 +53,6 @@ class ConstraintEngine:
         self.p = np.asarray(p, dtype=float)
         self.tol, self.step_tol, self.maxit = options
         self.n_in = 1 + 2 * n + len(self.p)
-        self._symbolic = (inputs, resjac, rates)
         if backend == 'compiled':
             try:
                 self.resjac = generate(inputs, resjac, 'llvm', 'resjac')
@@ -71,7 +70,6 @@ class ConstraintEngine:
             self.rates_function = generate(inputs, rates, 'numpy', 'rates')
         self.backend = backend
         self._x = self.pack(np.zeros(n), 0.0)
-        self._info = np.zeros(3)
         self._kernels = None
         if backend == 'compiled':
             from . import newton
