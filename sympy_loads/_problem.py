@@ -56,6 +56,7 @@ class Problem:
         (self.friction_tolerance, self.friction_max_iterations,
          self.friction_relaxation) = friction_options
         self.nq, self.nu = len(nm.q), len(nm.u)
+        self.t_span = (0.0, 1.0)      # set by simulate()
         self.partitioned = (nm.has_config_constraints
                             or nm.has_velocity_constraints)
         self.slices = nm.slices
@@ -63,14 +64,22 @@ class Problem:
                          np.zeros(len(nm.specified) + self.n_friction))
         self.compiled = nm.backend == 'compiled'
         self.kernel_seconds = 0.0
+        # sign of det(Phi_qd) on the assembly branch followed (0: not
+        # checked, e.g. a redundant constraint set), see set_branch()
+        self.branch = 0.0
+        # implicit integrators retry a failed evaluation with a smaller
+        # step: the failure is kept here and raised only if they give up
+        self.tolerant = False
+        self.deferred = None
+        self._failure_times = []
+        self._opts = np.array([solver.tolerance, solver.step_tolerance,
+                               solver.max_iterations, 0.0] if solver else
+                              [1e-12, 1e-10, 50, 0.0], dtype=float)
         if self.compiled:
             start = time.perf_counter()
             from ._numeric import rhs
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
-            self._opts = np.array([solver.tolerance, solver.step_tolerance,
-                                   solver.max_iterations] if solver else
-                                  [1e-12, 1e-10, 50], dtype=float)
             self._info = np.zeros(4)
             self._work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd)
                                   + 2 * nh + 2 * nqd)
@@ -86,6 +95,23 @@ class Problem:
 
     def specified(self, t):
         return [f(t) for f in self.spec_functions]
+
+    def set_branch(self, t, q):
+        """Follow the assembly branch of the consistent ``q`` at ``t``:
+        a later solution with the other sign of ``det(Phi_qd)`` has crossed
+        a singular (toggle) configuration and is refused."""
+        self.branch = self._branch_sign(t, q)
+        self._opts[3] = self.branch
+
+    def _branch_sign(self, t, q):
+        nm = self.nm
+        nh, nqd = int(nm.dims[2]), int(nm.dims[3])
+        if not nh or nh != nqd:
+            return 0.0
+        x = self.input_vector(t, q, np.zeros(self.nu),
+                              np.zeros(len(nm.specified) + self.n_friction))
+        jac = nm.functions['hol'](x)[nh:].reshape(nh, nqd)
+        return float(np.sign(np.linalg.det(jac)))
 
     def input_vector(self, t, q, u, s):
         x = self.x.copy()
@@ -153,12 +179,25 @@ class Problem:
             return q
         from .constraints import ConstraintSolverError
         try:
-            return np.asarray(self.solver.solve_positions(q, t), dtype=float)
+            solved = np.asarray(self.solver.solve_positions(q, t),
+                                dtype=float)
         except ConstraintSolverError as error:
             raise _simulation_error(
                 f'the holonomic constraints could not be solved at t = '
                 f'{float(t):.10g} ({format_state(self.nm.q, q)}): {error}',
                 time=t, q=q) from error
+        if self.branch and self._branch_sign(t, solved) != self.branch:
+            dependent = [self.nm.q[i] for i in self.nm.q_dep_idx]
+            raise _simulation_error(
+                f'the mechanism reached a singular (toggle) configuration '
+                f'near t = {float(t):.10g}: the dependent coordinates '
+                f'{[s.name for s in dependent]} only solve the constraints '
+                f'on another assembly branch ({format_state(self.nm.q, q)} '
+                f'gives {format_state(self.nm.q, solved)}; det(Phi_qd) '
+                f'changed sign). The independent coordinates cannot '
+                f'parametrize the motion there; choose other ones, or stop '
+                f'before this time.', time=t, q=q)
+        return solved
 
     def dependent_speeds(self, t, q, u, s):
         nm = self.nm
@@ -176,8 +215,34 @@ class Problem:
                 f'({format_state(nm.q, q)}); choose other independent '
                 f'speeds.', time=t, q=q, u=u) from None
 
+    def check_inputs(self, t, y):
+        """Raise a :class:`SimulationError` naming the culprit when the
+        integrator's state or a specified input is not finite."""
+        nm = self.nm
+        if not np.all(np.isfinite(y)):
+            raise _simulation_error(
+                f'the integrator produced a state that is not finite at t '
+                f'= {float(t):.10g}: {format_state(self.state_symbols, y)}.',
+                time=t)
+        values = self.specified(t)
+        bad = [s for s, v in zip(nm.specified, values)
+               if not math.isfinite(float(v))]
+        if bad:
+            raise _simulation_error(
+                f'the specified input {bad[0]} is not finite at t = '
+                f'{float(t):.10g}: it returned {values[nm.specified.index(bad[0])]!r} '
+                f'({format_state(self.state_symbols, y)}).',
+                time=t, q=np.asarray(y[:self.nq]))
+
+    @property
+    def state_symbols(self):
+        if self.partitioned:
+            return self.nm.q + [self.nm.u[i] for i in self.nm.u_ind_idx]
+        return self.nm.q + self.nm.u
+
     def full_state(self, t, y):
         """The corrected ``(q, u)`` for the integrator state ``y``."""
+        self.check_inputs(t, y)
         q = np.array(y[:self.nq], dtype=float)
         if self.partitioned:
             u = np.zeros(self.nu)
@@ -194,12 +259,21 @@ class Problem:
         x = self.input_vector(t, q, u, s)
         if self.compiled:
             out = self._compiled_derivatives(x)
-            if out is not None:
+            if out is not None and np.all(np.isfinite(out)):
                 return out[:self.nq], out[self.nq:]
         nm = self.nm
-        e = nm.functions['eom'](x)
-        vel = (nm.functions['vel'](x) if nm.has_velocity_constraints
-               else None)
+        with np.errstate(all='ignore'):     # non-finite values are reported
+            e = nm.functions['eom'](x)
+            vel = (nm.functions['vel'](x) if nm.has_velocity_constraints
+                   else None)
+        if not (np.all(np.isfinite(e)) and (
+                vel is None or np.all(np.isfinite(vel)))):
+            raise _simulation_error(
+                f'the equations of motion are not finite at t = '
+                f'{float(t):.10g} ({format_state(nm.q, q)}; '
+                f'{format_state(nm.u, u)}): {self._nonfinite_parts(e, vel)} '
+                f'(a load or constraint with a pole there?).',
+                time=t, q=q, u=u)
         try:
             with np.errstate(all='ignore'):
                 qdot, udot = numpy_kernels.derivatives(
@@ -214,6 +288,23 @@ class Problem:
                 f'({format_state(nm.q, q)}; {format_state(nm.u, u)}).',
                 time=t, q=q, u=u)
         return qdot, udot
+
+    def _nonfinite_parts(self, e, vel):
+        """Which blocks of the generated equations are not finite."""
+        nq, nu = self.nq, self.nu
+        offset = 0 if self.nm.kinematics_is_identity else nq * nq
+        blocks = [('the kinematic differential equations', 0, offset + nq),
+                  ('the mass matrix', offset + nq, offset + nq + nu * nu),
+                  ('the forcing vector', offset + nq + nu * nu,
+                   offset + nq + nu * nu + nu),
+                  ('the time derivative of the velocity constraints',
+                   offset + nq + nu * nu + nu, len(e))]
+        names = [name for name, a, b in blocks
+                 if b > a and not np.all(np.isfinite(e[a:b]))]
+        if vel is not None and not np.all(np.isfinite(vel)):
+            names.append('the velocity constraints')
+        return ', '.join(names) + (' is' if len(names) == 1 else ' are') \
+            + ' not finite'
 
     def derivatives(self, t, q, u):
         """``q'``, ``u'`` and the joint-friction values at a consistent
@@ -245,11 +336,119 @@ class Problem:
             f'friction_relaxation.', time=t, q=q, u=u)
 
     def rhs(self, t, y):
+        try:
+            return self._diagnosed_rhs(t, y)
+        except Exception as error:
+            from .simulation import SimulationError
+            if not (self.tolerant and isinstance(error, SimulationError)):
+                raise
+            # an implicit method's stage or Jacobian evaluation: NaN makes
+            # SciPy's Radau/BDF reject the step and retry a smaller one
+            self.deferred = error
+            self._give_up_if_stuck(t, error)
+            return np.full(len(y), np.nan)
+
+    # failures an implicit method may meet within a window of STUCK_WINDOW
+    # times the time span before it counts as stuck
+    STUCK_FAILURES = 25
+    STUCK_WINDOW = 1e-4
+    # ... and evaluations it may spend without advancing STUCK_WINDOW
+    STUCK_EVALUATIONS = 5000
+
+    def watched(self, fun):
+        """``fun`` for an implicit method, stopped when the method stops
+        advancing: near a singular configuration the dependent speeds grow
+        without bound and Radau or BDF creep towards it with ever smaller
+        steps (DOP853 overshoots and stops at once)."""
+        window = self.STUCK_WINDOW * abs(self.t_span[1] - self.t_span[0])
+        direction = 1.0 if self.t_span[1] >= self.t_span[0] else -1.0
+        state = {'count': 0, 'mark': -math.inf, 'front': -math.inf}
+
+        def watched_fun(t, y):
+            state['front'] = max(state['front'], direction * t)
+            state['count'] += 1
+            if state['count'] == self.STUCK_EVALUATIONS:
+                if state['front'] - state['mark'] <= window:
+                    self._diagnosed_rhs(t, y)     # raises if it can
+                    raise _simulation_error(
+                        f'the integrator stopped advancing at t = '
+                        f'{float(t):.10g} ({self.STUCK_EVALUATIONS} '
+                        f'evaluations within {window:.3g} s; '
+                        f'{format_state(self.state_symbols, y)}): a '
+                        f'singular configuration or a discontinuity in '
+                        f'the loads?', time=t)
+                state['count'], state['mark'] = 0, state['front']
+            return fun(t, y)
+        return watched_fun
+
+    def _give_up_if_stuck(self, t, error):
+        """Raise ``error`` when the implicit method keeps failing at the
+        same time: it is creeping towards a singular configuration with
+        ever smaller steps (the explicit methods stop there at once)."""
+        times = self._failure_times
+        times.append(float(t))
+        if len(times) > self.STUCK_FAILURES:
+            del times[0]
+            span = abs(self.t_span[1] - self.t_span[0])
+            if max(times) - min(times) <= self.STUCK_WINDOW * span:
+                raise error
+
+    def _diagnosed_rhs(self, t, y):
         q, u = self.full_state(t, y)
         qdot, udot, _ = self.derivatives(t, q, u)
         if self.partitioned:
-            return np.concatenate([qdot, udot[self.nm.u_ind_idx]])
-        return np.concatenate([qdot, udot])
+            ydot = np.concatenate([qdot, udot[self.nm.u_ind_idx]])
+        else:
+            ydot = np.concatenate([qdot, udot])
+        if not np.all(np.isfinite(ydot)):
+            raise _simulation_error(
+                f'the right-hand side is not finite at t = {float(t):.10g} '
+                f'({format_state(self.nm.q, q)}; '
+                f'{format_state(self.nm.u, u)}).', time=t, q=q, u=u)
+        return ydot
+
+    def jacobian(self, fun):
+        """``jac(t, y)`` for the implicit integrators: forward
+        differences over the independent entries of the state; the columns
+        of the dependent coordinates are exactly zero.
+
+        The dependent coordinates in a partitioned state are only Newton's
+        starting guesses: the right-hand side does not depend on them, so
+        their columns vanish. SciPy's own finite differences
+        (``num_jac``) meet a zero column by enlarging the perturbation
+        until it changes the result, and a guess moved by many radians lets
+        Newton converge on another assembly branch; hence this Jacobian.
+        The other columns are differences of a smooth function computed to
+        the Newton tolerance (relative error about ``sqrt(eps)``), ample
+        for the Newton iterations of Radau and BDF, which need only an
+        approximate Jacobian.
+        """
+        dependent = set(self.nm.q_dep_idx) if self.partitioned else set()
+        columns = [j for j in range(len(self.pack(np.zeros(self.nq),
+                                                   np.zeros(self.nu))))
+                   if j not in dependent]
+        root = math.sqrt(np.finfo(float).eps)
+
+        def jac(t, y):
+            y = np.asarray(y, dtype=float)
+            f0 = fun(t, y)
+            J = np.zeros((len(y), len(y)))
+            for j in columns:
+                h = root * max(1.0, abs(y[j]))
+                for step in (h, -h):
+                    yj = y.copy()
+                    yj[j] += step
+                    column = (fun(t, yj) - f0) / step
+                    if np.all(np.isfinite(column)):
+                        J[:, j] = column
+                        break
+                else:
+                    raise self.deferred or _simulation_error(
+                        f'the Jacobian of the right-hand side is not finite '
+                        f'at t = {float(t):.10g} '
+                        f'({format_state(self.state_symbols, y)}).', time=t)
+            return J
+        return jac
 
     # -- samples -----------------------------------------------------------
 
@@ -300,13 +499,17 @@ class Problem:
         return residual, velocity
 
 
-def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step):
+def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
+              jac=None):
     """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
     with its stepping loop in Fortran), returning the fields of
-    ``solve_ivp``'s result that :func:`simulate` uses."""
+    ``solve_ivp``'s result that :func:`simulate` uses; ``jac`` is passed
+    to the implicit methods."""
     if method != 'odeint':
+        options = {'jac': jac} if jac is not None and method in (
+            'Radau', 'BDF') else {}
         return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
-                         rtol=rtol, atol=atol, max_step=max_step)
+                         rtol=rtol, atol=atol, max_step=max_step, **options)
     t0, t1 = t_span
     if t_eval is None:
         # odeint returns only requested times; the integrator's own steps

@@ -2,10 +2,13 @@ r"""Numerical simulation of :class:`~sympy.physics.mechanics.KanesMethod` and
 :class:`~sympy.physics.mechanics.System` models with holonomic constraints.
 
 The equations of motion that ``KanesMethod`` forms for a closed kinematic
-loop are an ordinary differential equation in *all* coordinates and speeds::
+loop are an ordinary differential equation in *all* coordinates and speeds:
 
-    k_kqdot(q, t) q' = -(k_ku(q, t) u + f_k(q, t))           kinematics
-    M(q, t) u'       = F(q, u, t)                            dynamics
+.. math::
+
+   k_{k\dot{q}}(q, t)\, \dot{q} &= -\left(k_{ku}(q, t)\, u + f_k(q, t)\right)
+   \qquad \text{(kinematics)} \\
+   M(q, t)\, \dot{u} &= F(q, u, t) \qquad \text{(dynamics)}
 
 where the rows of ``M`` and ``F`` belonging to the dependent speeds are the
 time derivatives of the velocity constraints. Integrated as they stand
@@ -18,7 +21,7 @@ apart (see the tutorial "Simulating a closed-loop mechanism").
 independent coordinates and speeds are integrated, and whenever the
 right-hand side is evaluated the dependent coordinates are recomputed by
 Newton-Raphson on ``f_h(q, t) = 0`` (:class:`HolonomicConstraintSolver`,
-seed 002) and the dependent speeds from the linear velocity constraints
+[Autodesk]_) and the dependent speeds from the linear velocity constraints
 ``k_nh(q, t) u + f_nh(q, t) = 0``. The dependent coordinates are carried in
 the integrator's state only as the starting guess for that Newton solve,
 which therefore needs one or two iterations and always stays on the same
@@ -42,14 +45,14 @@ References
 .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
    partitioning for dimension reduction in analysis of constrained
    dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
-.. [Seed002] Autodesk, "Dynamic Simulation: Constraint Kinematics"
-   (seed 002): Newton-Raphson position solve, velocity solve.
-.. [Seed004] "Three-Dimensional Generalized Forces": Coulomb
+.. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
+   Kinematics" (course module): Newton-Raphson position solve, velocity
+   solve.
+.. [Notes3D] Course notes "Three-Dimensional Generalized Forces": Coulomb
    friction in joints from the joint reactions, by relaxation.
 """
 
 import logging
-import math
 import numbers
 import time
 import warnings
@@ -63,6 +66,10 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError
+from ._checks import (IMPLICIT_METHODS, _as_float, _check_joint_friction,
+                      _check_max_step, _check_method, _check_t_eval,
+                      _check_t_span, _initial_state, _pack_constants,
+                      _specified_functions)
 from ._problem import Problem, evaluate_outputs, integrate
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
@@ -125,10 +132,10 @@ class SimulationError(RuntimeError):
     References
     ==========
 
-    .. [Seed002error] Autodesk, "Dynamic Simulation: Constraint Kinematics"
-       (seed 002), page 7: a singular constraint Jacobian (toggle or
-       locked configuration) stops the position solve.
-    .. [Wehage1982error] R. A. Wehage, E. J. Haug, "Generalized coordinate
+    .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
+       Kinematics" (course module), page 7: a singular constraint Jacobian
+       (toggle or locked configuration) stops the position solve.
+    .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
        partitioning for dimension reduction in analysis of constrained
        dynamic systems", J. Mech. Des. 104(1):247-255, 1982: the
        independent coordinates must keep the dependent-coordinate
@@ -144,18 +151,18 @@ class SimulationError(RuntimeError):
 
 @dataclass(frozen=True, repr=False)
 class SimulationResult:
-    """The result of :func:`simulate` (compare ``scipy.integrate.solve_ivp``).
+    r"""The result of :func:`simulate` (compare ``scipy.integrate.solve_ivp``).
 
     Explanation
     ===========
 
     Besides the trajectory, each sample records how well it satisfies the
-    constraints of the model: ``constraint_residual`` is ``max_i |f_h,i(q,
-    t)|`` over the configuration constraints and ``velocity_residual`` is
-    ``max_i |(k_nh u + f_nh)_i|`` over the velocity constraints
-    ``k_nh(q, t) u + f_nh(q, t) = 0``. With coordinate partitioning
-    [Wehage1982result]_ both stay at the tolerance of the Newton-Raphson
-    position solve [Seed002result]_ however long the run.
+    constraints of the model: ``constraint_residual`` is
+    :math:`\max_i |f_{h,i}(q, t)|` over the configuration constraints and
+    ``velocity_residual`` is :math:`\max_i |(k_{nh} u + f_{nh})_i|` over
+    the velocity constraints :math:`k_{nh}(q, t)\, u + f_{nh}(q, t) = 0`.
+    With coordinate partitioning [Wehage1982]_ both stay at the tolerance
+    of the Newton-Raphson position solve [Autodesk]_ however long the run.
 
     Examples
     ========
@@ -242,11 +249,11 @@ class SimulationResult:
     References
     ==========
 
-    .. [Wehage1982result] R. A. Wehage, E. J. Haug, "Generalized
+    .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized
        coordinate partitioning for dimension reduction in analysis of
        constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
-    .. [Seed002result] Autodesk, "Dynamic Simulation: Constraint
-       Kinematics": Newton-Raphson position solve and the
+    .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
+       Kinematics" (course module): Newton-Raphson position solve and the
        velocity constraints.
     """
 
@@ -365,162 +372,6 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
 
 
 # ---------------------------------------------------------------------------
-# Input validation
-
-def _as_float(name, value):
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f'{name} must be a real number, not '
-                        f'{type(value).__name__} {value!r}.') from None
-    if not math.isfinite(number):
-        raise ValueError(f'{name} must be finite, got {value!r}.')
-    return number
-
-
-def _check_t_span(t_span):
-    try:
-        t0, t1 = t_span
-    except (TypeError, ValueError):
-        raise ValueError(f't_span must be a pair (t0, tf), got '
-                         f'{t_span!r}.') from None
-    t0, t1 = _as_float('t_span[0]', t0), _as_float('t_span[1]', t1)
-    if t1 == t0:
-        raise ValueError(f't_span must have tf != t0, got {t_span!r}.')
-    return t0, t1
-
-
-def _check_t_eval(t_eval, t0, t1):
-    if t_eval is None:
-        return None
-    t_eval = np.asarray(t_eval, dtype=float)
-    if t_eval.ndim != 1:
-        raise ValueError(f't_eval must be one-dimensional, got shape '
-                         f'{t_eval.shape}.')
-    lo, hi = min(t0, t1), max(t0, t1)
-    if t_eval.size and (t_eval.min() < lo or t_eval.max() > hi):
-        raise ValueError(f't_eval must lie within t_span = ({t0}, {t1}).')
-    steps = np.diff(t_eval) * np.sign(t1 - t0)
-    if np.any(steps <= 0):
-        raise ValueError('t_eval must be strictly monotonic in the '
-                         'direction of t_span.')
-    return t_eval
-
-
-def _pack_constants(nm, constants, extra=()):
-    """Return the constants vector in ``nm.constants`` order (+ ``extra``),
-    the missing ones (collected for one ValueError) and the whole mapping of
-    the user's constants as floats (loads that do no work, e.g. a reaction's
-    load in joint friction, may need constants absent from the EOMs)."""
-    if constants is None:
-        constants = {}
-    if not hasattr(constants, 'items'):
-        raise TypeError(f'constants must be a mapping from SymPy symbols to '
-                        f'numbers, not {type(constants).__name__}.')
-    values = {}
-    for key, value in constants.items():
-        if not isinstance(key, sm.Symbol):
-            if isinstance(key, sm.Expr) and key in nm.specified:
-                raise TypeError(
-                    f'constants: {key} is a specified input (a function of '
-                    f'time); pass it with specified={{{key}: ...}}.')
-            raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
-        values[key] = _as_float(f'constants[{key}]', value)
-    needed = list(nm.constants) + list(extra)
-    # the numeric model names some constants only by name (those it meets
-    # first in SymEngine expressions, e.g. a length in a position vector),
-    # without the user's assumptions (real=True, positive=True): match by
-    # name where the symbol itself is not a key
-    by_name = {}
-    for key, value in values.items():
-        by_name.setdefault(key.name, []).append(value)
-    packed, missing = [], []
-    for symbol in needed:
-        if symbol in values:
-            packed.append(values[symbol])
-        elif len(by_name.get(symbol.name, ())) == 1:
-            packed.append(by_name[symbol.name][0])
-        else:
-            missing.append(symbol)
-            packed.append(np.nan)
-    return np.array(packed, dtype=float), missing, values
-
-
-def _specified_functions(nm, specified, t0):
-    """Return a list of callables of t (in ``nm.specified`` order) and the
-    missing inputs."""
-    specified = {} if specified is None else specified
-    if not hasattr(specified, 'items'):
-        raise TypeError(f'specified must be a mapping from time functions '
-                        f'to numbers or callables f(t), not '
-                        f'{type(specified).__name__}.')
-    functions, missing = [], []
-    for symbol in nm.specified:
-        if symbol not in specified:
-            missing.append(symbol)
-            continue
-        value = specified[symbol]
-        if callable(value):
-            check = value(t0)
-            _as_float(f'specified[{symbol}]({t0})', check)
-            functions.append(value)
-        else:
-            number = _as_float(f'specified[{symbol}]', value)
-            functions.append(lambda t, number=number: number)
-    unknown = [k for k in specified if k not in nm.specified]
-    if unknown:
-        raise ValueError(
-            f'specified: {sorted(map(str, unknown))} do not appear in the '
-            f'equations of motion; the specified inputs are '
-            f'{[str(s) for s in nm.specified]}.')
-    return functions, missing
-
-
-def _initial_state(nm, initial_conditions):
-    """Return full ``q0, u0`` (dependent entries are guesses; dependent
-    speeds default to 0 and are solved for) and missing names."""
-    nq, nu = len(nm.q), len(nm.u)
-    if hasattr(initial_conditions, 'items'):
-        q0, u0 = np.zeros(nq), np.zeros(nu)
-        missing = []
-        unknown = [k for k in initial_conditions
-                   if k not in nm.q and k not in nm.u]
-        if unknown:
-            raise ValueError(
-                f'initial_conditions: {sorted(map(str, unknown))} are not '
-                f'coordinates or speeds of the model; they are '
-                f'{[str(s) for s in nm.q + nm.u]}.')
-        for i, s in enumerate(nm.q):
-            if s in initial_conditions:
-                q0[i] = _as_float(f'initial_conditions[{s}]',
-                                  initial_conditions[s])
-            else:
-                missing.append(s)
-        for i, s in enumerate(nm.u):
-            if s in initial_conditions:
-                u0[i] = _as_float(f'initial_conditions[{s}]',
-                                  initial_conditions[s])
-            elif i not in set(nm.u_dep_idx):
-                missing.append(s)
-        return q0, u0, missing
-    try:
-        values = np.asarray(initial_conditions, dtype=float)
-    except (TypeError, ValueError):
-        raise TypeError(
-            'initial_conditions must be a mapping from coordinates and '
-            'speeds to numbers, or an array of [q, u] in model order.'
-        ) from None
-    if values.shape != (nq + nu,):
-        raise ValueError(
-            f'initial_conditions must have shape ({nq + nu},) (the '
-            f'{nq} coordinates then the {nu} speeds in model order), got '
-            f'shape {values.shape}.')
-    if not np.all(np.isfinite(values)):
-        raise ValueError('initial_conditions must be finite.')
-    return values[:nq].copy(), values[nq:].copy(), []
-
-
-# ---------------------------------------------------------------------------
 # The numeric problem
 
 _SOLVERS = weakref.WeakKeyDictionary()
@@ -541,21 +392,6 @@ def _constraint_solver(nm, constants_mapping, options):
     return per_model[key]
 
 
-def _check_joint_friction(joint_friction):
-    if joint_friction is None:
-        return []
-    if hasattr(joint_friction, 'prepare'):
-        joint_friction = [joint_friction]
-    items = list(joint_friction)
-    for i, item in enumerate(items):
-        if not (hasattr(item, 'symbols') and callable(
-                getattr(item, 'prepare', None))):
-            raise TypeError(
-                f'joint_friction[{i}] must have .symbols and .prepare(model, '
-                f'constants), not {type(item).__name__} {item!r}.')
-    return items
-
-
 def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
              rtol=1e-8, atol=1e-10, method='DOP853', specified=None,
              outputs=None, joint_friction=None, max_step=np.inf,
@@ -573,9 +409,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ``mass_matrix_full \ forcing_full``, solved numerically. With
     holonomic constraints the independent coordinates and speeds are
     integrated and the dependent ones recomputed at every evaluation by
-    the :class:`HolonomicConstraintSolver` (Newton-Raphson, seed 002) and
-    the linear velocity constraints (coordinate partitioning, see the
-    module documentation, [Wehage1982simulate]_), so the constraint
+    the :class:`HolonomicConstraintSolver` (Newton-Raphson, [Autodesk]_)
+    and the linear velocity constraints (coordinate partitioning, see the
+    module documentation, [Wehage1982]_), so the constraint
     residual of every returned sample is at the Newton tolerance.
 
     The numeric code (mass matrices and forcing vectors with common
@@ -678,7 +514,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         udot = F(q, u, t, f)`` is solved, ``f`` is updated as ``f + w (f_new
         - f)`` (``w = friction_relaxation``) until the change is below
         ``friction_tolerance`` (relative to ``max(1, |f|)``), the
-        relaxation of seed 004 [Seed004simulate]_.
+        relaxation of the course notes "Three-Dimensional Generalized
+        Forces" [Notes3D]_.
     max_step : float, optional
         Largest integrator step.
     friction_tolerance, friction_max_iterations, friction_relaxation :
@@ -732,16 +569,20 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     References
     ==========
 
-    .. [Wehage1982simulate] R. A. Wehage, E. J. Haug, "Generalized
+    .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized
        coordinate partitioning for dimension reduction in analysis of
        constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
-    .. [Seed004simulate] "Three-Dimensional Generalized Forces",
+    .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
+       Kinematics" (course module): Newton-Raphson position solve.
+    .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
        Coulomb friction in joints by relaxation.
     """
     start = time.perf_counter()
     kane = _kanes_method_of(model)
     t0, t1 = _check_t_span(t_span)
     t_eval = _check_t_eval(t_eval, t0, t1)
+    method = _check_method(method)
+    max_step = _check_max_step(max_step)
     chosen = resolve_backend(backend)
     rtol = _as_float('rtol', rtol)
     atol = _as_float('atol', atol)
@@ -804,6 +645,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     # Consistent initial conditions: dependent entries are guesses.
     if nm.has_config_constraints:
         q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+        problem.set_branch(t0, q0)
     u0 = problem.dependent_speeds(
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
     y0 = problem.pack(q0, u0)
@@ -813,9 +655,26 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
               'installation)', problem.kernel_seconds)
 
     start = time.perf_counter()
-    solution = integrate(problem.fast_rhs(), (t0, t1), y0, method=method,
-                         t_eval=t_eval, rtol=rtol, atol=atol,
-                         max_step=max_step)
+    problem.tolerant = method in IMPLICIT_METHODS
+    problem.t_span = (t0, t1)
+    fun = problem.fast_rhs()
+    if problem.tolerant:
+        fun = problem.watched(fun)
+    try:
+        solution = integrate(fun, (t0, t1), y0, method=method,
+                             t_eval=t_eval, rtol=rtol, atol=atol,
+                             max_step=max_step, jac=problem.jacobian(fun))
+    except ValueError as error:
+        # SciPy's implicit methods meet the NaN of a failed evaluation in
+        # a linear solve ("array must not contain infs or NaNs")
+        if problem.deferred is None:
+            raise
+        raise problem.deferred from error
+    if not solution.success and problem.deferred is not None:
+        error = problem.deferred
+        error.args = (f'{error.args[0]} ({method} could not continue: '
+                      f'{solution.message})',)
+        raise error
     times = solution.t
     q, u, residual, velocity_residual = problem.samples(times, solution.y)
     values = evaluate_outputs(problem, output_spec, times, q, u,

@@ -417,7 +417,7 @@ def test_wrong_shape_of_initial_conditions(initial, match):
     (dict(t_eval=[0.5, 0.2]), ValueError, 'monotonic'),
     (dict(t_eval=[[0.1]]), ValueError, 'one-dimensional'),
     (dict(rtol=0.0), ValueError, 'rtol'),
-    (dict(initial_conditions={'x': 1}), ValueError, 'not coordinates'),
+    (dict(initial_conditions={'x': 1}), TypeError, 'not strings'),
     (dict(constants={'m': 1.0}), TypeError, 'not a SymPy Symbol'),
     (dict(constants=[1.0]), TypeError, 'constants must be a mapping'),
     (dict(outputs={'e': 'x'}), TypeError, 'SymPy expression'),
@@ -500,9 +500,11 @@ def test_odeint_method_gives_the_solve_ivp_trajectory(fourbar):
 
 
 @pytest.mark.filterwarnings('ignore:overflow:RuntimeWarning')
-def test_odeint_failure_keeps_only_the_samples_reached():
+def test_blow_up_stops_with_the_state_named():
     # x'' = x**2 with x(0) = 1, x'(0) = 2/sqrt(6): x = 6/(t - sqrt(6))**2
-    # blows up at t = sqrt(6) < 3, where odeint gives up
+    # blows up at t = sqrt(6) < 3; odeint used to return the samples
+    # reached with success=False, it now stops as every method does where
+    # the equations of motion overflow, naming the time and the state
     x, v = me.dynamicsymbols('x v')
     N = me.ReferenceFrame('N')
     O = me.Point('O')
@@ -511,14 +513,20 @@ def test_odeint_failure_keeps_only_the_samples_reached():
     P.set_vel(N, v*N.x)
     kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
     kane.kanes_equations([me.Particle('p', P, 1)], [(P, x**2*N.x)])
-    t = np.linspace(0, 3, 31)
     blow_up = np.sqrt(6.0)
-    res = simulate(kane, (0, 3), {x: 1.0, v: 2/blow_up},
-                   {}, t_eval=t, method='odeint', max_step=0.05)
-    assert not res.success and res.status == -1
-    assert res.t[-1] < blow_up and len(res.t) < len(t)
-    exact = 6/(res.t - blow_up)**2
-    np.testing.assert_allclose(res.q[:, 0], exact, rtol=1e-5)
+    t = np.linspace(0, 3, 31)
+    with pytest.raises(SimulationError, match='not finite') as info:
+        simulate(kane, (0, 3), {x: 1.0, v: 2/blow_up}, {}, t_eval=t,
+                 method='odeint', max_step=0.05)
+    assert info.value.time == pytest.approx(blow_up, abs=1e-3)
+    assert 'x = ' in str(info.value)
+    # DOP853 gives up before overflowing: a failed result with the
+    # (finite, exact) samples reached
+    res = simulate(kane, (0, 3), {x: 1.0, v: 2/blow_up}, {}, t_eval=t,
+                   method='DOP853', max_step=0.05)
+    assert not res.success and res.t[-1] < blow_up < res.t[-1] + 0.1
+    np.testing.assert_allclose(res.q[:, 0], 6/(res.t - blow_up)**2,
+                               rtol=1e-5)
 
 
 def test_compiled_backend_with_specified_inputs():

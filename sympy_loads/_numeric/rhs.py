@@ -39,8 +39,8 @@ inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
 
 import numpy as np
 
-from . import (MASS_SINGULAR, NEWTON_FAILED, OK, PIVOT_HANDOVER,
-               VELOCITY_SINGULAR)
+from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
+               PIVOT_HANDOVER, VELOCITY_SINGULAR)
 from .jit import call, jit
 from .linalg import lu_factor, lu_solve
 from .newton import newton
@@ -53,9 +53,40 @@ VELOCITY_RATIO = 1e-12
 
 
 @jit
+def branch_sign(work, nc, nd, perm):
+    """Sign of ``det(Phi_qd)`` from the Jacobian that :func:`newton` left
+    at the start of ``work`` (square sets only; 0.0 when singular). The
+    scratch part of ``work`` holds the factors."""
+    size = nc + nc * nd
+    A = work[2 * size:2 * size + nd * nd].reshape((nd, nd))
+    for i in range(nd):
+        for k in range(nd):
+            A[i, k] = work[nc + i * nd + k]
+    if not lu_factor(A, nd, perm) > 0.0:
+        return 0.0
+    sign = 1.0
+    cycles = 0
+    for k in range(nd):
+        if A[k, k] < 0.0:
+            sign = -sign
+        # k is the smallest index of its cycle of the row permutation
+        j = perm[k]
+        while j > k:
+            j = perm[j]
+        if j == k:
+            cycles += 1
+    if (nd - cycles) % 2:     # an odd permutation
+        sign = -sign
+    return sign
+
+
+@jit
 def correct(x, fn, dims, idx, opts, info, work, iwork):
     """Solve the dependent coordinates and speeds in ``x`` in place;
-    returns a status code."""
+    returns a status code. ``opts = [tol, step_tol, max_iterations,
+    branch]``: a nonzero ``branch`` is the sign of ``det(Phi_qd)`` on the
+    assembly branch being followed, and a solution on the other side of a
+    singular configuration is refused."""
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
     ni = nu - m
     if nh > 0:
@@ -63,6 +94,9 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
                         int(opts[2]), info, work, iwork)
         if status != 0 or not info[2] >= PIVOT_HANDOVER:
             return NEWTON_FAILED
+        if opts[3] != 0.0 and nh == nqd:
+            if branch_sign(work, nh, nqd, iwork) != opts[3]:
+                return BRANCH_CHANGED
     if m > 0:
         vel = np.empty(m * nu + m)
         call(fn[2], fn[3], vel, x)
@@ -225,6 +259,9 @@ def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
             else:
                 for i in range(nu):
                     ydot[nq + i] = out[nq + i]
+            for i in range(ydot.shape[0]):
+                if not np.isfinite(ydot[i]):
+                    status = NOT_FINITE
     info[3] = status
     return status
 

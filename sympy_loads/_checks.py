@@ -1,0 +1,234 @@
+"""Private: the checks and conversions of :func:`sympy_loads.simulate`'s
+arguments (each failure is a TypeError or ValueError naming the argument)."""
+
+import math
+
+import numpy as np
+import sympy as sm
+
+__all__ = []
+
+
+# integrators simulate() accepts: solve_ivp's and SciPy's odeint
+METHODS = ('RK45', 'RK23', 'DOP853', 'Radau', 'BDF', 'LSODA', 'odeint')
+# implicit integrators, which retry a failed evaluation with a smaller step
+IMPLICIT_METHODS = ('Radau', 'BDF')
+
+
+def _as_float(name, value):
+    """``value`` as a finite float; strings, booleans and complex numbers
+    are refused (``float('1')`` and ``float(True)`` would accept them)."""
+    if isinstance(value, (str, bytes, bool, np.bool_, complex,
+                          np.complexfloating)):
+        raise TypeError(f'{name} must be a real number, not '
+                        f'{type(value).__name__} {value!r}.')
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f'{name} must be a real number, not '
+                        f'{type(value).__name__} {value!r}.') from None
+    if not math.isfinite(number):
+        raise ValueError(f'{name} must be finite, got {value!r}.')
+    return number
+
+
+def _real_array(name, values):
+    """``values`` as a float array; arrays of strings, booleans, complex
+    numbers or objects are a TypeError naming ``name``."""
+    array = np.asarray(values)
+    if array.dtype.kind not in 'iuf':
+        if array.dtype.kind == 'O':
+            try:
+                return np.array([_as_float(f'{name}[{i}]', v) for i, v in
+                                 enumerate(array.ravel())]).reshape(
+                                     array.shape)
+            except TypeError:
+                pass
+        raise TypeError(f'{name} must be an array of real numbers, not of '
+                        f'{array.dtype} ({values!r}).')
+    return array.astype(float)
+
+
+def _check_method(method):
+    if not isinstance(method, str) or method not in METHODS:
+        raise ValueError(f'method must be one of {list(METHODS)}, not '
+                         f'{method!r}.')
+    return method
+
+
+def _check_max_step(max_step):
+    if isinstance(max_step, (int, float, np.floating, np.integer)) and \
+            not isinstance(max_step, (bool, np.bool_)) and \
+            max_step == math.inf:
+        return math.inf
+    value = _as_float('max_step', max_step)
+    if value <= 0:
+        raise ValueError(f'max_step must be positive (or inf for no '
+                         f'limit), got {max_step!r}.')
+    return value
+
+
+def _check_t_span(t_span):
+    try:
+        t0, t1 = t_span
+    except (TypeError, ValueError):
+        raise ValueError(f't_span must be a pair (t0, tf), got '
+                         f'{t_span!r}.') from None
+    t0, t1 = _as_float('t_span[0]', t0), _as_float('t_span[1]', t1)
+    if t1 == t0:
+        raise ValueError(f't_span must have tf != t0, got {t_span!r}.')
+    return t0, t1
+
+
+def _check_t_eval(t_eval, t0, t1):
+    if t_eval is None:
+        return None
+    t_eval = _real_array('t_eval', t_eval)
+    if not np.all(np.isfinite(t_eval)):
+        raise ValueError(f't_eval must be finite, got {t_eval!r}.')
+    if t_eval.ndim != 1:
+        raise ValueError(f't_eval must be one-dimensional, got shape '
+                         f'{t_eval.shape}.')
+    lo, hi = min(t0, t1), max(t0, t1)
+    if t_eval.size and (t_eval.min() < lo or t_eval.max() > hi):
+        raise ValueError(f't_eval must lie within t_span = ({t0}, {t1}).')
+    steps = np.diff(t_eval) * np.sign(t1 - t0)
+    if np.any(steps <= 0):
+        raise ValueError('t_eval must be strictly monotonic in the '
+                         'direction of t_span.')
+    return t_eval
+
+
+def _pack_constants(nm, constants, extra=()):
+    """Return the constants vector in ``nm.constants`` order (+ ``extra``),
+    the missing ones (collected for one ValueError) and the whole mapping of
+    the user's constants as floats (loads that do no work, e.g. a reaction's
+    load in joint friction, may need constants absent from the EOMs)."""
+    if constants is None:
+        constants = {}
+    if not hasattr(constants, 'items'):
+        raise TypeError(f'constants must be a mapping from SymPy symbols to '
+                        f'numbers, not {type(constants).__name__}.')
+    values = {}
+    for key, value in constants.items():
+        if not isinstance(key, sm.Symbol):
+            if isinstance(key, sm.Expr) and key in nm.specified:
+                raise TypeError(
+                    f'constants: {key} is a specified input (a function of '
+                    f'time); pass it with specified={{{key}: ...}}.')
+            raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
+        values[key] = _as_float(f'constants[{key}]', value)
+    needed = list(nm.constants) + list(extra)
+    # the numeric model names some constants only by name (those it meets
+    # first in SymEngine expressions, e.g. a length in a position vector),
+    # without the user's assumptions (real=True, positive=True): match by
+    # name where the symbol itself is not a key
+    by_name = {}
+    for key, value in values.items():
+        by_name.setdefault(key.name, []).append(value)
+    packed, missing = [], []
+    for symbol in needed:
+        if symbol in values:
+            packed.append(values[symbol])
+        elif len(by_name.get(symbol.name, ())) == 1:
+            packed.append(by_name[symbol.name][0])
+        else:
+            missing.append(symbol)
+            packed.append(np.nan)
+    return np.array(packed, dtype=float), missing, values
+
+
+def _specified_functions(nm, specified, t0):
+    """Return a list of callables of t (in ``nm.specified`` order) and the
+    missing inputs."""
+    specified = {} if specified is None else specified
+    if not hasattr(specified, 'items'):
+        raise TypeError(f'specified must be a mapping from time functions '
+                        f'to numbers or callables f(t), not '
+                        f'{type(specified).__name__}.')
+    functions, missing = [], []
+    for symbol in nm.specified:
+        if symbol not in specified:
+            missing.append(symbol)
+            continue
+        value = specified[symbol]
+        if callable(value):
+            check = value(t0)
+            _as_float(f'specified[{symbol}]({t0})', check)
+            functions.append(value)
+        else:
+            number = _as_float(f'specified[{symbol}]', value)
+            functions.append(lambda t, number=number: number)
+    unknown = [k for k in specified if k not in nm.specified]
+    if unknown:
+        raise ValueError(
+            f'specified: {sorted(map(str, unknown))} do not appear in the '
+            f'equations of motion; the specified inputs are '
+            f'{[str(s) for s in nm.specified]}.')
+    return functions, missing
+
+
+def _initial_state(nm, initial_conditions):
+    """Return full ``q0, u0`` (dependent entries are guesses; dependent
+    speeds default to 0 and are solved for) and missing names."""
+    nq, nu = len(nm.q), len(nm.u)
+    if hasattr(initial_conditions, 'items'):
+        q0, u0 = np.zeros(nq), np.zeros(nu)
+        missing = []
+        strings = [k for k in initial_conditions if isinstance(k, str)]
+        if strings:
+            raise TypeError(
+                f'initial_conditions: keys must be the model\'s coordinates '
+                f'and speeds (functions of time such as '
+                f'dynamicsymbols(\'q1\')), not strings {strings}; the model '
+                f'has {[str(s) for s in nm.q + nm.u]}.')
+        unknown = [k for k in initial_conditions
+                   if k not in nm.q and k not in nm.u]
+        if unknown:
+            raise ValueError(
+                f'initial_conditions: {sorted(map(str, unknown))} are not '
+                f'coordinates or speeds of the model; they are '
+                f'{[str(s) for s in nm.q + nm.u]}.')
+        for i, s in enumerate(nm.q):
+            if s in initial_conditions:
+                q0[i] = _as_float(f'initial_conditions[{s}]',
+                                  initial_conditions[s])
+            else:
+                missing.append(s)
+        for i, s in enumerate(nm.u):
+            if s in initial_conditions:
+                u0[i] = _as_float(f'initial_conditions[{s}]',
+                                  initial_conditions[s])
+            elif i not in set(nm.u_dep_idx):
+                missing.append(s)
+        return q0, u0, missing
+    try:
+        values = _real_array('initial_conditions', initial_conditions)
+    except (TypeError, ValueError):
+        raise TypeError(
+            'initial_conditions must be a mapping from coordinates and '
+            'speeds to numbers, or an array of [q, u] in model order.'
+        ) from None
+    if values.shape != (nq + nu,):
+        raise ValueError(
+            f'initial_conditions must have shape ({nq + nu},) (the '
+            f'{nq} coordinates then the {nu} speeds in model order), got '
+            f'shape {values.shape}.')
+    if not np.all(np.isfinite(values)):
+        raise ValueError('initial_conditions must be finite.')
+    return values[:nq].copy(), values[nq:].copy(), []
+
+
+def _check_joint_friction(joint_friction):
+    if joint_friction is None:
+        return []
+    if hasattr(joint_friction, 'prepare'):
+        joint_friction = [joint_friction]
+    items = list(joint_friction)
+    for i, item in enumerate(items):
+        if not (hasattr(item, 'symbols') and callable(
+                getattr(item, 'prepare', None))):
+            raise TypeError(
+                f'joint_friction[{i}] must have .symbols and .prepare(model, '
+                f'constants), not {type(item).__name__} {item!r}.')
+    return items
