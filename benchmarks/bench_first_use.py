@@ -4,7 +4,8 @@ Run: python benchmarks/bench_first_use.py [--keep]
 
 The compiled back end's generic numba kernels are compiled the first time
 an installation uses them and are then loaded from numba's disk cache
-(``cache=True``, normally ``__pycache__`` beside ``sympy_loads/_numeric``).
+(checked by ``sympy_loads/_numeric/kernel_cache.py``, normally
+``__pycache__`` beside ``sympy_loads/_numeric``).
 To measure that first time without touching the installed cache, a child
 Python process runs with ``NUMBA_CACHE_DIR`` set to a new, empty temporary
 directory (numba then reads and writes its cache only there, so the child

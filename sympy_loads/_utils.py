@@ -4,6 +4,7 @@ Nothing here is public API. Every helper exists once; modules import it
 rather than copying it.
 """
 
+import random
 from collections import namedtuple
 from collections.abc import Iterable
 
@@ -93,9 +94,10 @@ def _sympify_scalar(name, value, *, nonnegative=False, positive=False):
     """Sympify ``value`` strictly and check its sign where it is numeric.
 
     Raises ``TypeError`` naming ``name`` for a non-scalar (e.g. a string or
-    a Vector) and ``ValueError`` when a number violates the requested sign.
-    Symbolic values are accepted unless their assumptions contradict the
-    requested sign.
+    a Vector) and ``ValueError`` when a number violates the requested sign
+    or when the value is or contains NaN or an infinity (``nan``, ``oo``,
+    ``zoo``, ``float('inf')``). Symbolic values are accepted unless their
+    assumptions contradict the requested sign or finiteness.
     """
     if isinstance(value, Vector):
         raise TypeError(f'{name} must be a scalar expression, not a Vector.')
@@ -109,6 +111,10 @@ def _sympify_scalar(name, value, *, nonnegative=False, positive=False):
         raise TypeError(
             f'{name} must be a scalar expression, not '
             f'{type(expr).__name__} {value!r}.')
+    if expr.has(sm.nan, sm.oo, -sm.oo, sm.zoo) or expr.is_finite is False:
+        # NaN and infinities are never a legal parameter: they would only
+        # show up later as NaN forces or a silently zero stiffness.
+        raise ValueError(f'{name} must be finite, got {expr}.')
     if positive and expr.is_positive is False:
         raise ValueError(f'{name} must be positive, got {expr}.')
     if nonnegative and expr.is_nonnegative is False:
@@ -148,6 +154,43 @@ def _is_zero_vector(vector):
     frame = vector.args[0][1]
     return all(sm.simplify(component) == 0
                for component in vector.to_matrix(frame))
+
+
+_UNIT_TOLERANCE = 1e-12
+
+
+def _is_unit_vector(vector):
+    """Return True if ``vector`` has magnitude 1.
+
+    Exact (``simplify(v . v - 1) == 0``) for a vector with exact
+    components; a vector with floating-point components, e.g.
+    ``0.5773502691896258*(N.x + N.y + N.z)``, whose squared magnitude is
+    ``1 + 2.2e-16``, is a unit vector when ``|v . v - 1| <= 1e-12``
+    (numeric squared magnitude) or when that holds at three random values
+    of its symbols (symbolic components with float coefficients).
+    """
+    if vector == Vector(0):
+        return False
+    square = sm.expand(vector.dot(vector))
+    if not square.has(sm.Float):
+        return sm.simplify(square - 1) == 0
+    if square.is_number:
+        return abs(complex(sm.N(square)) - 1) <= _UNIT_TOLERANCE
+    functions = square.atoms(sm.core.function.AppliedUndef)
+    derivatives = square.atoms(sm.Derivative)
+    rng = random.Random(12345)
+    for _ in range(3):
+        values = {d: rng.uniform(-2, 2) for d in derivatives}
+        values.update({f: rng.uniform(-2, 2) for f in functions})
+        values.update({s: rng.uniform(-2, 2) for s in square.free_symbols})
+        number = square.xreplace(values) if values else square
+        try:
+            value = complex(sm.N(number))
+        except (TypeError, ValueError):
+            return False
+        if not abs(value - 1) <= _UNIT_TOLERANCE:
+            return False
+    return True
 
 
 _KanesParts = namedtuple('_KanesParts', [

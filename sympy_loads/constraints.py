@@ -50,6 +50,9 @@ __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
 
 # A Jacobian whose smallest/largest pivot ratio is below this is singular.
 _SINGULAR_RATIO = 1e-7
+# Status of a position solve that converged to a singular Jacobian (after
+# the kernels' codes 0-4).
+_SINGULAR = 5
 _FLOAT64 = np.dtype(np.float64)
 
 
@@ -112,6 +115,14 @@ class ConstraintSolverError(ValueError):
         or all dependent coordinates).
     rows : tuple of int
         For a batch, the rows that failed (empty for a single solve).
+    solution : numpy.ndarray or None
+        For a failed batch of
+        :meth:`HolonomicConstraintSolver.solve_positions`, the result of
+        every row, with NaN in the dependent entries of the failed rows
+        (the converged rows are not lost); else None.
+    status : numpy.ndarray or None
+        For that batch, the status of every row (see
+        :attr:`HolonomicConstraintSolver.STATUS`); else None.
 
     Examples
     ========
@@ -129,13 +140,16 @@ class ConstraintSolverError(ValueError):
     """
 
     def __init__(self, message, *, residual=None, iterations=None,
-                 constraints=(), coordinates=(), rows=()):
+                 constraints=(), coordinates=(), rows=(), solution=None,
+                 status=None):
         super().__init__(message)
         self.residual = residual
         self.iterations = iterations
         self.constraints = tuple(constraints)
         self.coordinates = tuple(coordinates)
         self.rows = tuple(int(i) for i in rows)
+        self.solution = solution
+        self.status = status
 
 
 class ConstraintAnalysis:
@@ -348,8 +362,9 @@ class HolonomicConstraintSolver:
     TypeError
         If an argument has the wrong type.
     ValueError
-        If a dependent coordinate is not among ``coordinates``, there are
-        fewer constraints than dependent coordinates, a constraint contains
+        If ``constraints`` or ``dependent`` is empty, a dependent coordinate
+        is not among ``coordinates``, there are fewer constraints than
+        dependent coordinates, a constraint contains
         a derivative of a coordinate or a symbol without a value in
         ``constants``, or an option is out of range.
 
@@ -364,6 +379,12 @@ class HolonomicConstraintSolver:
     .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
        Section 4, Module 4 (2011), pages 2-14.
     """
+
+    #: Meaning of the status codes of :meth:`solve_positions`, by code.
+    STATUS = ('converged', 'iteration limit reached',
+              'stalled (the residual no longer decreases)',
+              'constraints not finite', 'q not finite',
+              'converged to a singular Jacobian')
 
     def __init__(self, constraints, coordinates, dependent, *,
                  constants=None, time=None, tolerance=1e-12,
@@ -439,6 +460,15 @@ class HolonomicConstraintSolver:
                              f'{coordinates}.')
         if len(set(dependent)) != len(dependent):
             raise ValueError(f'dependent contains duplicates: {dependent}.')
+        if not exprs:
+            raise ValueError(
+                'constraints is empty: give at least one constraint '
+                'expression Phi(q, t) (meaning Phi = 0) to solve.')
+        if not dependent:
+            raise ValueError(
+                f'dependent is empty: give the coordinates to solve the '
+                f'{len(exprs)} constraints for (a nonempty subset of '
+                f'coordinates {list(coordinates)}).')
         missing = [q for q in dependent if q not in coordinates]
         if missing:
             raise ValueError(f'dependent coordinates {missing} are not in '
@@ -798,7 +828,8 @@ class HolonomicConstraintSolver:
 
     # -- solves ------------------------------------------------------------
 
-    def solve_positions(self, q, t=0.0):
+    def solve_positions(self, q, t=0.0, *, on_failure='raise',
+                        return_status=False):
         r"""Solve ``Phi(q, t) = 0`` for the dependent coordinates.
 
         Explanation
@@ -810,7 +841,22 @@ class HolonomicConstraintSolver:
         independent entries of ``q`` are kept; its dependent entries are the
         starting guess. A batch of shape ``(m, n)`` is solved row by row in
         compiled code (or all rows at once in NumPy), each row from its own
-        guess.
+        guess, in chunks of a few thousand rows so that the memory beyond
+        the result stays bounded.
+
+        The iteration stops early, as stalled, when the residual no longer
+        decreases (no step reduces ``|Phi|^2``, or three steps in a row
+        reduce it by less than a fraction 1e-8): a configuration the
+        mechanism cannot reach costs a few iterations, not
+        ``max_iterations``.
+
+        A batch in which some rows fail (a sweep over configurations, some
+        of them unreachable) loses only those rows: with
+        ``on_failure='nan'`` their dependent entries are NaN and the
+        converged rows are returned; with the default
+        ``on_failure='raise'`` the :class:`ConstraintSolverError` carries
+        the same array as its ``solution`` attribute, with the status of
+        every row in ``status``.
 
         Examples
         ========
@@ -832,6 +878,20 @@ class HolonomicConstraintSolver:
         >>> print(np.rad2deg(q[1:]).round(9).tolist())
         [-79.956117898, 108.613175852]
 
+        A sweep in which one configuration cannot be assembled (a link of
+        length 10 cannot close a loop whose other links reach at most 8):
+
+        >>> long = HolonomicConstraintSolver(
+        ...     [loop[0] + ln - 10, loop[1]], [q1, q2, q3], [q2, q3])
+        >>> rows = np.deg2rad([[30, -75, 100], [0, -75, 100]])
+        >>> Q, status = solver.solve_positions(rows, return_status=True)
+        >>> status.tolist()
+        [0, 0]
+        >>> Q, status = long.solve_positions(rows, on_failure='nan',
+        ...                                  return_status=True)
+        >>> status.tolist(), bool(np.isnan(Q[:, 1:]).all())
+        ([2, 2], True)
+
         Parameters
         ==========
 
@@ -839,22 +899,42 @@ class HolonomicConstraintSolver:
             Coordinates in the order of ``coordinates``.
         t : float or array_like of shape (m,), optional
             Time (for driving constraints).
+        on_failure : {'raise', 'nan'}, optional
+            ``'raise'`` (default): a failed row raises
+            :class:`ConstraintSolverError`. ``'nan'``: the dependent entries
+            of failed rows are NaN and nothing is raised; rows of ``q`` that
+            are not finite are then failed rows too (status 4).
+        return_status : bool, optional
+            Also return the status of each row (default False).
 
         Returns
         =======
 
-        numpy.ndarray of the shape of ``q``
+        q : numpy.ndarray of the shape of ``q``
+            The solved coordinates (NaN dependent entries in failed rows).
+        status : int or numpy.ndarray of shape (m,)
+            Only with ``return_status=True``; per row: 0 converged, 1
+            iteration limit reached, 2 stalled (the residual no longer
+            decreases: no solution near the guess), 3 the constraints
+            evaluate to NaN or inf, 4 ``q`` not finite, 5 converged to a
+            singular Jacobian (a toggle or locked configuration). The
+            meanings are also in :attr:`STATUS`.
 
         Raises
         ======
 
         ConstraintSolverError
-            If the iteration does not converge (the error gives the residual
-            reached, the iterations and the constraints involved), if the
-            Jacobian with respect to the dependent coordinates is singular
-            at the solution (a toggle or locked configuration; the error
-            names the coordinates and constraints that lose rank), or if
-            ``q`` or ``t`` is not finite or has the wrong shape.
+            With ``on_failure='raise'``: if the iteration does not converge
+            (the error gives the residual reached, the iterations and the
+            constraints involved), if the Jacobian with respect to the
+            dependent coordinates is singular at the solution (a toggle or
+            locked configuration; the error names the coordinates and
+            constraints that lose rank), or if ``q`` is not finite; for a
+            batch its ``rows`` are the failed rows, ``solution`` the result
+            with NaN in them and ``status`` the status of every row. Also if
+            ``q`` has the wrong shape or ``t`` is not finite.
+        ValueError
+            If ``on_failure`` is not ``'raise'`` or ``'nan'``.
         TypeError
             If ``q`` is not numeric.
 
@@ -864,27 +944,45 @@ class HolonomicConstraintSolver:
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
            Kinematics", page 3 (Newton-Raphson).
         """
+        if on_failure != 'raise' and on_failure != 'nan':
+            raise ValueError(f"on_failure must be 'raise' or 'nan', not "
+                             f"{on_failure!r}.")
+        if return_status is not False and return_status is not True:
+            raise TypeError(f'return_status must be a bool, not '
+                            f'{type(return_status).__name__} '
+                            f'{return_status!r}.')
+        raising = on_failure == 'raise'
         if not (type(q) is np.ndarray and q.shape == self._single
                 and q.dtype is _FLOAT64 and q.flags.c_contiguous):
             q = self._as_states('q', q, check_finite=False)
         if q.ndim == 1:
             t = self._as_times(t, None)
             x, status, it, r, ratio = self._engine.newton(q, t)
-            if status == _BAD_INPUT:   # both back ends check q themselves
+            if status == _BAD_INPUT and raising:   # the kernels check q
                 self._as_states('q', q)
-            if status != _CONVERGED or ratio < _SINGULAR_RATIO:
-                self._raise_position_failure(x, t, status, it, r, ratio)
-            return x
-        q = self._as_states('q', q)
-        t = self._as_times(t, q.shape[0])
+            if status == _CONVERGED and ratio < _SINGULAR_RATIO:
+                status = _SINGULAR
+            if status != _CONVERGED:
+                if raising:
+                    self._raise_position_failure(x, t, status, it, r, ratio)
+                x[list(self._dep_index)] = np.nan
+            return (x, status) if return_status else x
+        q = self._as_states('q', q, check_finite=raising)
+        # one time for all rows stays a float (no array of m copies)
+        t = self._as_times(t, None if np.ndim(t) == 0 else q.shape[0])
         X, status, it, r, ratio = self._engine.newton_batch(q, t)
-        bad = np.nonzero((status != _CONVERGED) | (ratio < _SINGULAR_RATIO))[0]
+        status[(status == _CONVERGED) & (ratio < _SINGULAR_RATIO)] = _SINGULAR
+        bad = np.nonzero(status != _CONVERGED)[0]
         if len(bad):
             row = bad[0]
-            self._raise_position_failure(X[row], t[row], status[row],
-                                         it[row], r[row], ratio[row],
-                                         rows=bad)
-        return X
+            last = X[row].copy()       # the last iterate, for the report
+            X[np.ix_(bad, self._dep_index)] = np.nan
+            if raising:
+                self._raise_position_failure(
+                    last, t if np.ndim(t) == 0 else t[row], status[row],
+                    it[row], r[row], ratio[row], rows=bad, solution=X,
+                    status_array=status)
+        return (X, status) if return_status else X
 
     def solve_velocities(self, q, qdot, t=0.0):
         r"""Solve ``Phi_q q' = -Phi_t`` for the dependent velocities.
@@ -1024,7 +1122,8 @@ class HolonomicConstraintSolver:
 
         For a mechanism whose coordinates are all fixed by kinematic and
         driving constraints (every coordinate dependent, mobility zero), as
-        seed 002's piston-crank driven by ``theta = omega t``: solve
+        the Autodesk course module's piston-crank driven by
+        :math:`\theta = \omega t`: solve
         positions, velocities and accelerations at each of ``times`` in
         turn. Each position solve starts from a second-order prediction
         ``q + q' dt + q'' dt^2/2`` of the previous solution, so only the
@@ -1298,7 +1397,8 @@ class HolonomicConstraintSolver:
         return coordinates, constraints, ratio
 
     def _raise_singular(self, q, t, ratio, rows=(), residual=None,
-                        iterations=None, prefix=''):
+                        iterations=None, prefix='', solution=None,
+                        status=None):
         coordinates, constraints, _ = self._singular_direction(q, t)
         where = (f' (batch rows {[int(i) for i in rows[:10]]})' if len(rows)
                  else '')
@@ -1313,26 +1413,37 @@ class HolonomicConstraintSolver:
             f'lost in coordinates {list(coordinates)} through constraints '
             f'{list(constraints)} at q = {np.array2string(q, precision=6)}.'
             f'{reached}', residual=residual, iterations=iterations,
-            constraints=constraints, coordinates=coordinates, rows=rows)
+            constraints=constraints, coordinates=coordinates, rows=rows,
+            solution=solution, status=status)
 
     def _raise_position_failure(self, x, t, status, iterations, residual,
-                                ratio, rows=()):
+                                ratio, rows=(), solution=None,
+                                status_array=None):
         residual = float(residual)
         iterations = int(iterations)
+        status = int(status)
+        batch = dict(rows=rows, solution=solution, status=status_array)
         where = (f' (batch rows {[int(i) for i in rows[:10]]})' if len(rows)
                  else '')
         phi = self.residual(x, t) if np.isfinite(x).all() else None
         _, _, true_ratio = (self._singular_direction(x, t)
                             if phi is not None else ((), (), 1.0))
-        if status == _CONVERGED or true_ratio < 1e-6:
+        if status in (_CONVERGED, _SINGULAR) or true_ratio < 1e-6:
             reason = {_CONVERGED: 'converged to ',
+                      _SINGULAR: 'converged to ',
                       _MAX_ITERATIONS: 'did not converge, ending near ',
                       _STALLED: 'stalled near ',
-                      _NONFINITE: 'failed near '}[int(status)]
+                      _NONFINITE: 'failed near '}[status]
             self._raise_singular(
-                x, t, min(ratio, true_ratio), rows=rows, residual=residual,
+                x, t, min(ratio, true_ratio), residual=residual,
                 iterations=iterations,
-                prefix=f'Newton-Raphson {reason}a configuration where ')
+                prefix=f'Newton-Raphson {reason}a configuration where ',
+                **batch)
+        if (phi is not None and np.isfinite(phi).all()
+                and status in (_MAX_ITERATIONS, _STALLED)
+                and not (np.abs(phi) > self._tolerance).any()):
+            self._raise_slow_correction(x, t, phi, status, iterations,
+                                        residual, where, batch)
         if status == _NONFINITE or phi is None or not np.isfinite(
                 phi).all():
             message = ('the constraints evaluate to NaN or inf (e.g. the '
@@ -1346,13 +1457,43 @@ class HolonomicConstraintSolver:
                 _MAX_ITERATIONS: f'Newton-Raphson did not converge in '
                                  f'{iterations} iterations',
                 _STALLED: f'Newton-Raphson stalled after {iterations} '
-                          f'iterations (no step reduces the residual: the '
-                          f'constraints may have no solution near the '
+                          f'iterations (the residual no longer decreases: '
+                          f'the constraints may have no solution near the '
                           f'guess)',
-            }[int(status)]
+            }[status]
         raise ConstraintSolverError(
             f'{message} at t = {t}{where}: largest residual {residual:.3g} '
             f'(tolerance {self._tolerance:.3g}) in constraints '
             f'{list(worst)}, solving for {list(self._dependent)}.',
             residual=residual, iterations=iterations, constraints=worst,
-            coordinates=self._dependent, rows=rows)
+            coordinates=self._dependent, **batch)
+
+    def _raise_slow_correction(self, x, t, phi, status, iterations,
+                               residual, where, batch):
+        """The residual is within the tolerance but the Newton correction
+        did not become small: the dependent Jacobian is singular or nearly
+        so at the root (a multiple root), whatever its pivot ratio (a 1x1
+        Jacobian always has ratio 1)."""
+        dep = list(self._dep_index)
+        J = self.jacobian(x, t)[:, dep]
+        singular_values = np.linalg.svd(J, compute_uv=False)
+        correction = np.linalg.lstsq(J, -phi, rcond=None)[0]
+        step = float(np.max(np.abs(correction), initial=0.0))
+        scale = max(1.0, float(np.max(np.abs(x[dep]), initial=0.0)))
+        coordinates, constraints, _ = self._singular_direction(x, t)
+        what = ('did not converge in' if status == _MAX_ITERATIONS else
+                'stalled after')
+        raise ConstraintSolverError(
+            f'Newton-Raphson {what} {iterations} iterations at t = {t}'
+            f'{where}: the largest residual {residual:.3g} is within the '
+            f'tolerance {self._tolerance:.3g}, but the Newton correction is '
+            f'still {step:.3g} (step tolerance {self._step_tolerance:.3g} '
+            f'times {scale:.3g}), so the Jacobian of the constraints with '
+            f'respect to the dependent coordinates is singular or nearly so '
+            f'at this root (singular values {singular_values[-1]:.3g} to '
+            f'{singular_values[0]:.3g}; a multiple root, e.g. a toggle '
+            f'configuration). The weakest direction involves coordinates '
+            f'{list(coordinates)} through constraints {list(constraints)} '
+            f'at q = {np.array2string(x, precision=6)}.',
+            residual=residual, iterations=iterations,
+            constraints=constraints, coordinates=coordinates, **batch)

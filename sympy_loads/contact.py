@@ -2,10 +2,12 @@ r"""Hunt-Crossley contact: a compliant normal force with Coulomb friction.
 
 A sphere (or a point, radius zero) centered at a point ``P`` touches a plane
 or another sphere. The normal force grows with the penetration ``d`` and its
-rate ``d'`` (Hunt and Crossley's nonlinear spring-damper, seed 000
-"Collision")::
+rate ``d'`` (Hunt and Crossley's nonlinear spring-damper [Hunt1975]_, as in
+Moore's "Force, Moment, and Torque", section "Collision" [Moore]_):
 
-    f = k d**n + c d**n d'          (n = 3/2: Hertz)
+.. math::
+
+   f = k d^n + c d^n \dot{d} \qquad (n = 3/2: \text{Hertz})
 
 and a Coulomb friction force of magnitude ``mu f`` opposes the slip velocity
 in the tangent plane. The damping ``c`` follows from a coefficient of
@@ -29,7 +31,8 @@ from sympy.physics.mechanics import (Force, Particle, Point,
 from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 
-from ._utils import _check_type, _is_zero_vector, _set_once, _sympify_scalar
+from ._utils import (_check_type, _is_unit_vector, _is_zero_vector,
+                     _set_once, _sympify_scalar)
 from .friction import (_check_sign_method, _sign_over_speed, _speed,
                        friction_magnitude)
 
@@ -224,11 +227,14 @@ def effective_restitution(hysteresis_factor):
     Explanation
     ===========
 
-    Integrating ``m d'' = -k d**n (1 + chi d'/v0)`` over an impact in the
-    phase plane gives a rebound speed ``e v0`` with ``e`` independent of
-    ``m``, ``k``, ``v0`` and ``n``, the root in ``[0, 1]`` of::
+    Integrating :math:`m \ddot{d} = -k d^n (1 + \chi \dot{d}/v_0)` over an
+    impact in the phase plane gives a rebound speed :math:`e v_0` with
+    :math:`e` independent of :math:`m`, :math:`k`, :math:`v_0` and
+    :math:`n`, the root in :math:`[0, 1]` of
 
-        ln((1 + chi)/(1 - chi e)) = chi (1 + e)
+    .. math::
+
+       \ln\frac{1 + \chi}{1 - \chi e} = \chi (1 + e)
 
     (the force stays nonnegative throughout such an impact, so clamping it
     changes nothing). This is the exact curve against which the models of
@@ -374,6 +380,40 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
     return sm.Rational(4, 3) * e_star * sm.sqrt(r_star)
 
 
+def _plane_point_velocity(plane_point, frame, center):
+    """Velocity in ``frame`` of ``plane_point`` of a plane without
+    ``plane_frame``, or the zero Vector if it is not known.
+
+    It is the velocity set on ``plane_point``, else the one that follows
+    from the nearest point (in the position tree) whose velocity is set,
+    as SymPy's ``Point.vel`` finds it, except that the sphere's center
+    ``center`` is never used: a plane point located from the center only
+    (``P = O.locatenew('P', z*N.z)`` with ``O`` given no velocity) is the
+    usual way to write a fixed plane, and SymPy would compute for it the
+    velocity ``(u - z')*N.z``, nonzero in form. Unlike ``Point.vel`` this
+    stores nothing on the point. SymPy 1.14 keeps the position tree and the
+    velocities only in the private ``Point._pos_dict`` and ``_vel_dict``.
+    """
+    velocities = plane_point._vel_dict                 # private in SymPy 1.14
+    if frame in velocities:
+        return velocities[frame]
+    visited, queue = {plane_point}, [plane_point]
+    while queue:
+        node = queue.pop(0)
+        for neighbor in node._pos_dict:                 # private in SymPy 1.14
+            if neighbor in visited or neighbor is center:
+                continue
+            visited.add(neighbor)
+            known = neighbor._vel_dict.get(frame)       # private in SymPy 1.14
+            if known is not None:
+                try:
+                    return known + plane_point.pos_from(neighbor).dt(frame)
+                except ValueError:    # a position not expressible in frame
+                    continue
+            queue.append(neighbor)
+    return Vector(0)
+
+
 def _frame_of(name, value):
     """Return the ReferenceFrame of a frame or rigid body (None stays)."""
     if value is None:
@@ -399,28 +439,38 @@ class HuntCrossleyContact(ActuatorBase):
            |     v
         ---O-----C-----------------  plane; C is the contact location
 
-    The penetration is written as in seed 000, exactly zero when
-    separated [Moore]_::
+    The penetration is written as in Moore's "Collision" section, exactly
+    zero when separated [Moore]_:
 
-        d  = (|h| - h)/2 >= 0,      d' = -(v_{P*} - v_{C*}) . n
+    .. math::
 
-    where ``v_{P*}``, ``v_{C*}`` are the velocities in ``frame`` of the
-    material points of the sphere and of the plane's body at C (d' > 0 while
-    compressing; the seed's code cell puts the height rate ``z'`` = -d' in
-    the damping term, which would make the damper feed energy in). The
-    normal force on the sphere, along +n, is Hunt and Crossley's
-    [Hunt1975]_::
+       d = \frac{|h| - h}{2} \ge 0, \qquad
+       \dot{d} = -(\bar{v}_{P^*} - \bar{v}_{C^*}) \cdot \hat{n}
 
-        f_raw = k d**n + c d**n d'        f = (|f_raw| + f_raw)/2 >= 0
+    where :math:`\bar{v}_{P^*}`, :math:`\bar{v}_{C^*}` are the velocities
+    in ``frame`` of the material points of the sphere and of the plane's
+    body at C (:math:`\dot{d} > 0` while compressing; the textbook's code
+    cell puts the height rate :math:`\dot{z} = -\dot{d}` in the damping
+    term, which would make the damper feed energy in). The normal force on
+    the sphere, along +n, is Hunt and Crossley's [Hunt1975]_:
+
+    .. math::
+
+       f_{raw} = k d^n + c d^n \dot{d}, \qquad
+       f = \frac{|f_{raw}| + f_{raw}}{2} \ge 0
 
     clamped to be non-adhesive unless ``clamped=False`` (then ``f = f_raw``,
-    the seed's formula, which pulls during the end of a strongly damped
+    the textbook's formula, which pulls during the end of a strongly damped
     rebound; the friction below still uses the clamped ``f``, since
     Coulomb's law needs a pressing normal force and ``mu f_raw < 0`` would
     drive the slip). A Coulomb friction force of magnitude ``mu f`` opposes the
-    slip velocity ``v_t = v - (v . n) n`` (``v = v_{P*} - v_{C*}``)::
+    slip velocity :math:`\bar{v}_t = \bar{v} - (\bar{v} \cdot \hat{n})
+    \hat{n}` (:math:`\bar{v} = \bar{v}_{P^*} - \bar{v}_{C^*}`):
 
-        F_t = -mu f sgn(|v_t|) v_t / |v_t|
+    .. math::
+
+       \bar{F}_t = -\mu f \operatorname{sgn}(|\bar{v}_t|)
+       \frac{\bar{v}_t}{|\bar{v}_t|}
 
     with ``sgn`` the exact or regularized sign of
     :func:`~sympy_loads.smooth_sign`. It is coded as
@@ -445,7 +495,7 @@ class HuntCrossleyContact(ActuatorBase):
     Examples
     ========
 
-    Seed 000: a particle P above a fixed plane with normal n_z.
+    Moore's particle P above a fixed plane with normal n_z ("Collision"):
 
     >>> from sympy import symbols
     >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
@@ -468,7 +518,7 @@ class HuntCrossleyContact(ActuatorBase):
     -u_z(t)
 
     Zero force above the plane; below it, while compressing (``u_z < 0``),
-    the spring-damper force of the seed along +n_z:
+    the textbook's spring-damper force along +n_z:
 
     >>> delta, w = symbols('delta w', positive=True)
     >>> contact.to_loads()[0].vector.subs(z, delta)
@@ -508,7 +558,7 @@ class HuntCrossleyContact(ActuatorBase):
         particle; the force acts at its center).
     clamped : bool, optional
         True (default): the normal force is clamped to ``f >= 0``. False:
-        the raw seed formula (the friction magnitude still uses the clamped
+        the textbook's raw formula (the friction magnitude still uses the clamped
         normal force).
     friction_regularization : sympifiable, optional
         Regularization speed ``eps >= 0`` of the sign of the slip; default 0
@@ -559,7 +609,7 @@ class HuntCrossleyContact(ActuatorBase):
         _check_type('normal', normal, Vector)
         if normal == Vector(0):
             raise ValueError('normal must be a unit Vector, not zero.')
-        if sm.simplify(normal.dot(normal) - 1) != 0:
+        if not _is_unit_vector(normal):
             raise ValueError(
                 f'normal must be a unit Vector; {normal} has squared '
                 f'magnitude {sm.simplify(normal.dot(normal))}.')
@@ -792,7 +842,11 @@ class HuntCrossleyContact(ActuatorBase):
                     contact.pos_from(anchor))
             contact.set_vel(N, v_plane)
         else:
-            v_plane = Vector(0)
+            # No plane_frame: the plane does not rotate (its normal is fixed
+            # in N) and takes no load, but plane_point may still move (a
+            # prescribed motion); its material points then share that
+            # velocity, which enters the penetration rate and the slip.
+            v_plane = _plane_point_velocity(anchor, N, self.point)
         self._reaction = reaction
         v = v_sphere - v_plane
         v_normal = v.dot(n)

@@ -35,8 +35,8 @@ Conventions shared by every function:
 References
 ==========
 
-.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces"
-   (seed 001): partial velocities, :math:`F_r`, :math:`F_r^*`.
+.. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Generalized Forces":
+   partial velocities, :math:`F_r`, :math:`F_r^*`.
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 4.1: eq. (2)
    :math:`(F_r)_B = \bar{\omega}_r \cdot \bar{T} + \bar{v}_r \cdot \bar{R}`
@@ -44,8 +44,10 @@ References
 """
 
 import random
+import time
 from collections.abc import Iterable
 
+import mpmath
 import sympy as sm
 from sympy.physics.mechanics import (Force, Particle, Point, ReferenceFrame,
                                      RigidBody, dynamicsymbols)
@@ -334,7 +336,8 @@ def partial_velocities(items, speeds, frame, *, kinematic_substitutions=None):
     Examples
     ========
 
-    Seed 001's first example: A moves along n_x with speed u1, R rotates
+    The first example of Moore's "Generalized Forces": A moves along n_x
+    with speed u1, R rotates
     about n_z with u2 and B is fixed in R.
 
     >>> from sympy import symbols
@@ -531,7 +534,8 @@ def generalized_active_forces(loads, speeds, frame, *, dependent_speeds=None,
     Examples
     ========
 
-    Seed 001's double pendulum: the rod tensions T1 and T2 drop out.
+    The double pendulum of Moore's "Generalized Forces": the rod tensions
+    T1 and T2 drop out.
 
     >>> from sympy import symbols, simplify
     >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
@@ -696,12 +700,46 @@ def _inertia_loads(body, kinematics):
     loads = [(point, -body.mass * kinematics.acceleration(point))]
     if isinstance(body, RigidBody):
         B = body.frame
-        omega = sm.Matrix(_measure_in(kinematics.omega_vector(B), B))
-        alpha = sm.Matrix(_measure_in(kinematics.angular_acceleration(B), B))
-        inertia = body.central_inertia.to_matrix(B)
+        F = _expression_frame(body)
+        omega = sm.Matrix(_measure_in(kinematics.omega_vector(B), F))
+        alpha = sm.Matrix(_measure_in(kinematics.angular_acceleration(B), F))
+        inertia = body.central_inertia.to_matrix(F)
         torque = -(inertia.T * alpha + omega.cross(inertia * omega))
-        loads.append((B, Vector([(torque, B)])))
+        if F != B:
+            # d(I . omega)/dt in N = I . alpha + (dI/dt in B) . omega
+            # + omega x I . omega; the middle term vanishes when I is
+            # constant in B (as KanesMethod, which also keeps it).
+            rate = _substitute(body.central_inertia.dt(B),
+                               kinematics.replacements)
+            if rate != 0:
+                torque -= rate.to_matrix(F) * omega
+        loads.append((B, Vector([(torque, F)])))
     return loads
+
+
+def _expression_frame(body):
+    """The frame whose measure numbers express the inertia torque of the
+    rigid ``body``: its own frame when it is oriented relative to the frame
+    its central inertia is given in, else that frame.
+
+    A body frame may have only an angular velocity and no orientation (the
+    wheels of SymPy's Whipple bicycle: ``WR.set_ang_vel(C, u3*C.y)``, their
+    spin angle ignorable); ``KanesMethod`` accepts it, working with vectors
+    and dyadics, which need angular velocities only. Measure numbers in the
+    inertia's frame need no orientation of the body frame either.
+    """
+    B = body.frame
+    frames = [B] + [frame for _, first, second in body.central_inertia.args
+                    for frame in (first.args[0][1], second.args[0][1])]
+    for frame in dict.fromkeys(frames):
+        try:
+            body.central_inertia.to_matrix(frame)
+        except ValueError:         # no orientation path
+            continue
+        return frame
+    raise ValueError(
+        f'bodies: the central inertia of {body} is given in frames that '
+        f'are not oriented relative to each other.')
 
 
 def generalized_inertia_forces(bodies, speeds, frame, *,
@@ -731,8 +769,8 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
     ``kinematic_substitutions`` their :math:`\ddot{q}` and :math:`\dot{q}`
     are replaced by expressions in :math:`u` and :math:`\dot{u}`. With
     dependent speeds :math:`\tilde{F}_r^* = F_r^* + \sum_s F_s^* A_{sr}` is
-    returned (the dependent speeds and their derivatives are kept, as in
-    ``KanesMethod``).
+    returned [Kane1985]_ (the dependent speeds and their derivatives are
+    kept, as in ``KanesMethod``).
 
     Examples
     ========
@@ -799,38 +837,95 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
     return _project(partials, groups)
 
 
-def _is_zero(expr):
-    """Decide expr == 0: quick structural checks, a numeric probe that can
-    only prove nonzero, then ``simplify``."""
-    expr = sm.sympify(expr)
-    if expr == 0:
-        return True
-    # Replace functions of time and their derivatives by symbols so the
-    # expression can be evaluated at random points.
-    functions = sorted(expr.atoms(sm.Derivative), key=sm.default_sort_key,
-                       reverse=True)
-    functions += sorted(expr.atoms(sm.core.function.AppliedUndef),
-                        key=sm.default_sort_key)
-    dummies = {f: sm.Dummy() for f in functions}
-    plain = expr.xreplace(dummies) if dummies else expr
-    symbols = sorted(plain.free_symbols, key=sm.default_sort_key)
-    # Evaluated with 40 significant digits, so that the round-off of terms
-    # that cancel (even of size 1e12) stays far below the 1e-8 threshold.
-    rng = random.Random(20240607)
-    for _ in range(3):
-        point = {s: sm.Float(rng.uniform(0.3, 1.7), 40) for s in symbols}
-        try:
-            value = complex(plain.xreplace(point).evalf(40))
-        except (TypeError, ValueError):
+def _node_count(expr, limit):
+    """The number of nodes of ``expr``'s tree, counting stops past
+    ``limit``."""
+    count = 0
+    for _ in sm.preorder_traversal(expr):
+        count += 1
+        if count > limit:
             break
-        if abs(value) > 1e-8:
-            return False
-    return sm.simplify(expr) == 0
+    return count
+
+
+def _zero_entries(entries, *, points, precision, time_budget, size_budget):
+    """Decide, for each expression of ``entries``, whether it is
+    identically zero, by evaluation at ``points`` random points; see
+    :func:`is_noncontributing`. Raises ``RuntimeError`` when the budget is
+    exceeded."""
+    start = time.perf_counter()
+    entries = [sm.sympify(entry) for entry in entries]
+    open_ = [i for i, entry in enumerate(entries) if entry != 0]
+    decided = [True] * len(entries)
+    if not open_:
+        return decided
+    size = 0
+    for i in open_:
+        size += _node_count(entries[i], size_budget - size)
+        if size > size_budget:
+            raise RuntimeError(
+                f'is_noncontributing cannot decide: the generalized active '
+                f'forces have more than size_budget={size_budget} '
+                f'expression nodes; raise size_budget to try anyway.')
+    # Functions of time and their derivatives (derivatives first, so that
+    # xreplace replaces a Derivative as a whole) become plain symbols.
+    exprs = [entries[i] for i in open_]
+    derivatives = set().union(*(e.atoms(sm.Derivative) for e in exprs))
+    functions = set().union(*(e.atoms(sm.core.function.AppliedUndef)
+                              for e in exprs))
+    dummies = {f: sm.Dummy() for f in sorted(
+        derivatives, key=sm.default_sort_key) + sorted(
+        functions, key=sm.default_sort_key)}
+    plain = [e.xreplace(dummies) for e in exprs]
+    symbols = sorted(set().union(*(e.free_symbols for e in plain)),
+                     key=sm.default_sort_key)
+    function = sm.lambdify(symbols, plain, modules='mpmath', cse=True)
+    rng = random.Random(len(symbols))
+    zero_at_all = [True] * len(plain)
+    shrink = mpmath.mpf(10)**(-(precision // 2))
+    evaluated = 0
+    for _ in range(4 * points):
+        if evaluated == points or not any(zero_at_all):
+            break
+        if time.perf_counter() - start > time_budget:
+            raise RuntimeError(
+                f'is_noncontributing cannot decide within time_budget='
+                f'{time_budget} s (evaluated at {evaluated} of {points} '
+                f'points); raise time_budget to try anyway.')
+        values = [rng.uniform(0.3, 1.7) for _ in symbols]
+        try:
+            with mpmath.workdps(precision):
+                low = function(*[mpmath.mpf(v) for v in values])
+            with mpmath.workdps(2 * precision):
+                high = function(*[mpmath.mpf(v) for v in values])
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            continue     # a singular point: draw another
+        low = [abs(mpmath.mpmathify(v)) for v in low]
+        high = [abs(mpmath.mpmathify(v)) for v in high]
+        if not all(mpmath.isfinite(v) for v in low + high):
+            continue
+        evaluated += 1
+        for k, (a, b) in enumerate(zip(low, high)):
+            # zero: the value is round-off, which shrinks by about
+            # 10**-precision when the precision doubles; a nonzero value
+            # stays (to within its own round-off)
+            if not (b == 0 or b <= shrink * a
+                    or (a == 0 and b <= mpmath.mpf(10)**(-precision))):
+                zero_at_all[k] = False
+    if evaluated < points and any(zero_at_all):
+        raise RuntimeError(
+            f'is_noncontributing cannot decide: the generalized active '
+            f'forces could be evaluated at only {evaluated} of {points} '
+            f'random points (singular or complex values elsewhere).')
+    for i, zero in zip(open_, zero_at_all):
+        decided[i] = zero
+    return decided
 
 
 def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
                        velocity_constraints=None,
-                       kinematic_substitutions=None):
+                       kinematic_substitutions=None, points=4, precision=30,
+                       time_budget=60.0, size_budget=2_000_000):
     r"""Return True if ``loads`` contribute nothing to any generalized
     active force.
 
@@ -842,9 +937,32 @@ def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
     tensions of inextensible rods, rolling contact -- give :math:`F_r = 0`
     (or :math:`\tilde{F}_r = 0`) identically. This function forms the
     :math:`F_r` of ``loads`` with :func:`generalized_active_forces` and
-    decides whether each entry is zero: a numeric evaluation at random
-    values can prove an entry nonzero quickly; otherwise ``simplify``
-    decides.
+    decides whether each entry is identically zero without ``simplify``
+    (which can run for tens of minutes on a real model, e.g. the rolling
+    contact force of a bicycle wheel): every symbol, coordinate, speed and
+    derivative is given a random value in [0.3, 1.7] and the entries are
+    evaluated with mpmath at ``precision`` significant digits and again at
+    twice as many. An entry that is identically zero evaluates to round-off
+    only, which shrinks by about ``10**-precision`` when the precision is
+    doubled; a nonzero value stays. An entry counts as zero at a point when
+    the second value is below ``10**-(precision/2)`` times the first, and
+    as identically zero when it is zero at all ``points`` points.
+
+    Confidence: a nonzero expression built from the usual elementary
+    functions is analytic, so it vanishes only on a set of measure zero and
+    a point drawn at random lands there with probability zero; with
+    ``points`` independent points (default 4) a wrong True needs that many
+    coincidences, or a nonzero entry smaller than ``10**-(precision/2)``
+    (relative) of the round-off of its terms at every point -- negligible
+    for physical models. A False is certain: it shows a point where an
+    entry is not zero. Points where an entry is singular (a division by
+    zero, a complex value) are skipped and others drawn.
+
+    Budget: entries larger than ``size_budget`` expression nodes in total,
+    or a decision that would take longer than ``time_budget`` seconds (the
+    evaluations are checked between points; generating the evaluation code
+    is linear in the size), raise ``RuntimeError`` saying so -- the answer
+    is then unknown, never a guess.
 
     Examples
     ========
@@ -876,22 +994,61 @@ def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
 
     loads, speeds, frame, dependent_speeds, velocity_constraints, kinematic_substitutions
         As in :func:`generalized_active_forces`.
+    points : int, optional
+        Random points an entry must vanish at (default 4, at least 1).
+    precision : int, optional
+        Significant digits of the first evaluation (default 30, at least
+        15); the second uses twice as many.
+    time_budget : float, optional
+        Seconds after which the decision is abandoned (default 60).
+    size_budget : int, optional
+        Largest total size of the entries, in expression nodes (default
+        2,000,000; the front contact force of SymPy's Whipple bicycle has
+        some 140,000).
 
     Returns
     =======
 
     bool
 
+    Raises
+    ======
+
+    RuntimeError
+        If it cannot decide within ``size_budget`` or ``time_budget``, or
+        the entries cannot be evaluated at enough points.
+    TypeError, ValueError
+        As in :func:`generalized_active_forces`, and for a budget option
+        that is not a positive number.
+
     References
     ==========
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, 1985, sec. 4.1, noncontributing forces.
-    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces"
-       (seed 001).
+    .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Generalized
+       Forces".
     """
+    for name, value, smallest in (('points', points, 1),
+                                  ('precision', precision, 15),
+                                  ('size_budget', size_budget, 1)):
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f'{name} must be an int, not '
+                            f'{type(value).__name__} {value!r}.')
+        if value < smallest:
+            raise ValueError(f'{name} must be at least {smallest}, got '
+                             f'{value}.')
+    if isinstance(time_budget, bool) or not isinstance(time_budget,
+                                                       (int, float)):
+        raise TypeError(f'time_budget must be a number of seconds, not '
+                        f'{type(time_budget).__name__} {time_budget!r}.')
+    if not time_budget > 0:
+        raise ValueError(f'time_budget must be positive, got '
+                         f'{time_budget}.')
     fr = generalized_active_forces(
         loads, speeds, frame, dependent_speeds=dependent_speeds,
         velocity_constraints=velocity_constraints,
         kinematic_substitutions=kinematic_substitutions)
-    return all(_is_zero(entry) for entry in fr)
+    return all(_zero_entries(list(fr), points=points, precision=precision,
+                             time_budget=float(time_budget),
+                             size_budget=size_budget))

@@ -37,10 +37,16 @@ class GravitationalAttraction(ForceActuator):
 
     With ``r`` the position of B* (mass center of ``body_b``) relative to A*
     (mass center of ``body_a``) and ``r = |r|``, the bodies attract each
-    other with equal and opposite forces at their mass centers [Kane1985]_::
+    other with equal and opposite forces at their mass centers [Kane1985]_:
 
-        F_A = G m_A m_B r / r^3        (on A*, towards B*)
-        F_B = -F_A                     (on B*, towards A*)
+    .. math::
+
+       \bar{F}_A = \frac{G m_A m_B}{r^3} \bar{r} \quad
+       \text{(on } A^*\text{, towards } B^*\text{)}, \qquad
+       \bar{F}_B = -\bar{F}_A \quad
+       \text{(on } B^*\text{, towards } A^*\text{)}
+
+    ::
 
         A* o--> F_A           F_B <--o B*
            |-------------- r ------->|
@@ -51,9 +57,12 @@ class GravitationalAttraction(ForceActuator):
 
     For a ``RigidBody`` (and ``moments=True``) the other body, treated as a
     particle, also exerts a moment about the body's mass center. To first
-    order in (body size / r) it is (Kane & Levinson, Eq. 2.6.3)::
+    order in (body size / r) it is (Kane & Levinson, Eq. 2.6.3):
 
-        M_A = (3 G m_B / r^3) r_hat x (I_A . r_hat),    r_hat = r / r
+    .. math::
+
+       \bar{M}_A = \frac{3 G m_B}{r^3} \hat{r} \times
+       (\breve{I}_A \cdot \hat{r}), \qquad \hat{r} = \bar{r}/r
 
     with ``I_A`` the central inertia dyadic of A, and likewise for B with
     ``m_A`` and ``I_B``; it is applied as a ``Torque`` on the body's frame.
@@ -106,7 +115,8 @@ class GravitationalAttraction(ForceActuator):
     >>> on_b
     Force(point=B, force=- G*m1*m2/q(t)**2*N.x)
 
-    Seed 003's example: a uniform rod B (mass m, length L, along b_x)
+    The example of Kane and Levinson, *Dynamics: Theory and Applications*,
+    sec. 4.1: a uniform rod B (mass m, length L, along b_x)
     attracted by a particle P of mass m a distance q1 away along n_x; the
     moment about the rod's mass center turns the rod towards P:
 
@@ -180,9 +190,11 @@ class GravitationalAttraction(ForceActuator):
             'softening', softening, nonnegative=True))
         self.pathway = LinearPathway(point_a, point_b)
         try:
-            self._separation()
-        except _UnknownPosition:
+            point_b.pos_from(point_a)
+        except ValueError:
             pass  # the user may connect the points after construction
+        else:
+            self._separation()   # coincident mass centers fail here
 
     body_a = property(lambda self: self._body_a,
                       doc='The first body (Particle or RigidBody).')
@@ -234,9 +246,10 @@ class GravitationalAttraction(ForceActuator):
         try:
             r = point_b.pos_from(point_a)
         except ValueError:
-            raise _UnknownPosition(
-                f'GravitationalAttraction: the position of {point_b} '
-                f'relative to {point_a} is not known; connect the mass '
+            raise ValueError(
+                f'GravitationalAttraction: the position of {point_b} (mass '
+                f'center of {self.body_b}) relative to {point_a} (mass '
+                f'center of {self.body_a}) is not known; connect the mass '
                 f'centers with set_pos or locatenew.') from None
         checked = getattr(self, '_separation_checked', False)
         if r == 0 or (not checked and _is_zero_vector(r)):
@@ -299,7 +312,3 @@ class GravitationalAttraction(ForceActuator):
         if self.softening != 0:
             text += f', softening={self.softening}'
         return text + ')'
-
-
-class _UnknownPosition(ValueError):
-    """The mass centers are not (yet) connected by positions."""

@@ -394,3 +394,24 @@ class TestRotationalSpringDamperActuator:
             rsda.stiffness = 3
         with pytest.raises(AttributeError):
             rsda.torque = 3
+
+
+@pytest.mark.parametrize('bad', [np.nan, np.inf, -np.inf, sm.oo, sm.zoo,
+                                 float('nan')])
+@pytest.mark.parametrize('name', ['stiffness', 'damping', 'free_length',
+                                  'friction', 'actuation'])
+def test_nan_and_infinite_parameters_are_rejected(line, name, bad):
+    # SpringDamperActuator(stiffness=nan) used to be accepted
+    N, O, P, x = line
+    with pytest.raises(ValueError, match=f'{name} must be finite'):
+        SpringDamperActuator(LinearPathway(O, P), **{name: bad})
+
+
+def test_rotational_actuator_rejects_nan_stiffness():
+    q = dynamicsymbols('q')
+    A = ReferenceFrame('A')
+    B = A.orientnew('B', 'Axis', (q, A.z))
+    with pytest.raises(ValueError, match='stiffness must be finite'):
+        RotationalSpringDamperActuator(q, A.z, B, A, stiffness=np.nan)
+    with pytest.raises(ValueError, match='free_angle must be finite'):
+        RotationalSpringDamperActuator(q, A.z, B, A, free_angle=sm.oo)

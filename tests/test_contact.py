@@ -550,3 +550,91 @@ def test_friction_force_and_jacobian_finite_at_zero_slip(seed, options):
             # exact Coulomb: no derivative w.r.t. the slip at rest
             fd[:2, 3:5] = J[:2, 3:5] = 0
         np.testing.assert_allclose(J, fd, rtol=0, atol=1e-4)
+
+
+# -- non-finite parameters, float unit normals, moving plane points -----------
+
+@pytest.mark.parametrize('bad', [math.nan, math.inf, -math.inf, sm.oo,
+                                 sm.zoo, sm.nan])
+def test_hertz_stiffness_rejects_nan_and_infinity(bad):
+    # poisson_ratio = inf passed the range check and gave k == 0
+    with pytest.raises(ValueError, match='poisson_ratio must be finite'):
+        hertz_stiffness(0.1, 2e11, poisson_ratio=bad)
+    with pytest.raises(ValueError, match='youngs_modulus must be finite'):
+        hertz_stiffness(0.1, bad, 0.3)
+    with pytest.raises(ValueError, match='radius must be finite'):
+        hertz_stiffness(bad, 2e11, 0.3)
+
+
+@pytest.mark.parametrize('name', ['stiffness', 'damping', 'exponent',
+                                  'radius', 'friction_coefficient'])
+def test_contact_rejects_nan_and_infinite_parameters(seed, name):
+    for bad in (math.nan, math.inf):
+        options = dict(stiffness=1)
+        options[name] = bad
+        with pytest.raises(ValueError, match=f'{name} must be finite'):
+            HuntCrossleyContact(seed['P'], seed['O'], seed['N'].z,
+                                seed['N'], **options)
+
+
+def test_float_unit_normal_is_accepted(seed):
+    # 1/sqrt(3) in floats squares to 1 + 2.2e-16: a unit vector to rounding
+    N = seed['N']
+    c = 1 / math.sqrt(3)
+    normal = c * N.x + c * N.y + c * N.z
+    contact = HuntCrossleyContact(seed['P'], seed['O'], normal, N,
+                                  stiffness=1)
+    assert contact.normal == normal
+    # the height above the plane is x + y + z over sqrt(3)
+    h = contact._gap.subs({seed['x']: 1, seed['y']: 2, seed['z']: 3})
+    assert float(h) == pytest.approx(6 / math.sqrt(3), rel=1e-14)
+    # exact and float non-unit normals are still refused
+    with pytest.raises(ValueError, match='unit'):
+        HuntCrossleyContact(seed['P'], seed['O'], 0.6 * N.x + 0.7 * N.y, N,
+                            stiffness=1)
+    with pytest.raises(ValueError, match='unit'):
+        HuntCrossleyContact(seed['P'], seed['O'], (N.x + N.y) / 2, N,
+                            stiffness=1)
+    # an exact symbolic unit normal (fixed in N) is exact
+    a = sm.Symbol('a', real=True)
+    contact = HuntCrossleyContact(seed['P'], seed['O'],
+                                  sm.cos(a) * N.x + sm.sin(a) * N.z, N,
+                                  stiffness=1)
+    assert contact.normal == sm.cos(a) * N.x + sm.sin(a) * N.z
+
+
+def test_penetration_rate_follows_a_moving_plane_point():
+    # The plane (normal N.z, no plane_frame) is carried by a prescribed
+    # vertical motion s(t) of its point O; the penetration (s - z)^+ follows
+    # it, so its rate while in contact is s' - u, not -u.
+    N = ReferenceFrame('N')
+    z, u, s = dynamicsymbols('z u s', real=True)
+    Q = Point('Q')
+    Q.set_vel(N, 0)
+    O = Q.locatenew('O', s * N.z)
+    P = Q.locatenew('P', z * N.z)
+    P.set_vel(N, u * N.z)
+    contact = HuntCrossleyContact(P, O, N.z, N, stiffness=1, damping=1)
+    d = contact.penetration
+    assert sm.simplify(contact.penetration_rate - (s.diff(t) - u)) == 0
+    # d' of the penetration (inside contact, s > z) is the same rate
+    ddt = d.diff(t).subs(z.diff(t), u)
+    at = {s: 2, z: 1, s.diff(t): 0.5, u: -0.25}
+    assert float(ddt.subs(at)) == pytest.approx(
+        float(contact.penetration_rate.subs(at)), rel=1e-15)
+    assert float(contact.penetration_rate.subs(at)) == 0.75
+    # nothing was stored on O (SymPy's Point.vel would store its result)
+    assert N not in O._vel_dict
+    assert O.vel(N) == s.diff(t) * N.z
+
+
+def test_plane_point_located_from_the_sphere_center_stays_fixed(seed):
+    # O with no velocity of its own, P located from it: SymPy would derive
+    # v_O = (u_z - z')N.z through P; the plane is fixed, the rate is -u_z.
+    N = ReferenceFrame('N')
+    z, uz = dynamicsymbols('z u_z', real=True)
+    O = Point('O')
+    P = O.locatenew('P', z * N.z)
+    P.set_vel(N, uz * N.z)
+    contact = HuntCrossleyContact(P, O, N.z, N, stiffness=1)
+    assert contact.penetration_rate == -uz

@@ -564,3 +564,99 @@ def test_bad_bodies_and_loads_raise():
     with pytest.raises(TypeError, match='kinematic_substitutions'):
         generalized_active_forces([], [s['u1']], s['N'],
                                   kinematic_substitutions=[1])
+
+
+# ---------------------------------------------------------------------------
+# SymPy's Whipple bicycle: wheel frames with angular velocities only
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope='module')
+def bicycle():
+    from sympy_loads._utils import _kanes_parts
+    from sympy_loads.examples._whipple import whipple_bicycle
+    model = whipple_bicycle()
+    parts = _kanes_parts(model.kane)
+    options = dict(dependent_speeds=parts.u_dep,
+                   velocity_constraints=model.velocity_constraints,
+                   kinematic_substitutions=model.kane.kindiffdict())
+    return model, parts, options
+
+
+def _lambdified_difference(a, b):
+    """a - b as a NumPy function of one random value per atom."""
+    exprs = list(sm.Matrix(a) - sm.Matrix(b))
+    atoms = set().union(*(e.atoms(sm.Derivative) for e in exprs))
+    atoms = sorted(atoms, key=str) + sorted(set().union(*(
+        e.atoms(sm.core.function.AppliedUndef) for e in exprs)), key=str)
+    dummies = {a: sm.Dummy() for a in atoms}
+    plain = [e.xreplace(dummies) for e in exprs]
+    symbols = sorted(set().union(*(e.free_symbols for e in plain)), key=str)
+    scale = [e.xreplace(dummies) for e in sm.Matrix(b)]
+    return (sm.lambdify(symbols, plain, 'numpy', cse=True),
+            sm.lambdify(symbols, scale, 'numpy', cse=True), len(symbols))
+
+
+def test_inertia_forces_of_the_whipple_bicycle_agree_with_kanes_method(
+        bicycle):
+    """The wheel frames WR, WF have angular velocities but no orientation
+    (their spin angles are ignorable); this failed with "No connecting
+    orientation path found between WR and C". F~r* must equal
+    KanesMethod's at random states (dependent speeds and their rates
+    kept in both)."""
+    model, parts, options = bicycle
+    ours = generalized_inertia_forces(model.bodies, parts.u_ind,
+                                      parts.frame, **options)
+    theirs = model.kane._frstar     # kanes_equations' Fr*, private
+    difference, scale, n = _lambdified_difference(ours, theirs)
+    rng = random.Random(7)
+    for _ in range(3):
+        values = [rng.uniform(0.2, 1.3) for _ in range(n)]
+        d = [float(v) for v in difference(*values)]
+        s = [abs(float(v)) for v in scale(*values)]
+        assert max(abs(x) for x in d) <= 1e-10 * (1 + max(s)), (d, s)
+
+
+def test_rolling_contact_on_the_bicycle_is_noncontributing(bicycle):
+    """A general force at the front wheel's contact point: its F~r vanish
+    identically (rolling without slip). This ran 19 minutes in simplify;
+    the random high-precision evaluation decides it in seconds."""
+    import time
+    model, parts, options = bicycle
+    Y = model.yaw_frame
+    F1, F2, F3 = sm.symbols('F1:4')
+    contact_force = (model.front_contact, F1 * Y.x + F2 * Y.y + F3 * Y.z)
+    start = time.perf_counter()
+    assert is_noncontributing([contact_force], parts.u_ind, parts.frame,
+                              **options)
+    assert time.perf_counter() - start < 30
+    # the same force at the front wheel's center does contribute
+    wheel_center = model.bodies[3].masscenter
+    assert not is_noncontributing(
+        [(wheel_center, F1 * Y.x + F2 * Y.y + F3 * Y.z)], parts.u_ind,
+        parts.frame, **options)
+    # a budget that is too small: it says it cannot decide
+    with pytest.raises(RuntimeError, match='size_budget=1000'):
+        is_noncontributing([contact_force], parts.u_ind, parts.frame,
+                           size_budget=1000, **options)
+
+
+def test_noncontributing_budget_and_option_checks():
+    q, u = dynamicsymbols('q u')
+    N = ReferenceFrame('N')
+    P = Point('O').locatenew('P', q * N.x)
+    P.set_vel(N, u * N.x)
+    identity = sm.sin(q)**2 + sm.cos(q)**2 - 1
+    assert is_noncontributing([(P, identity * N.x)], [u], N, points=8,
+                              precision=50)
+    with pytest.raises(RuntimeError, match='time_budget'):
+        is_noncontributing([(P, identity * N.x)], [u], N, time_budget=1e-9)
+    for name, bad, error in (('points', 0, ValueError),
+                             ('precision', 10, ValueError),
+                             ('size_budget', 1.5, TypeError),
+                             ('time_budget', -1.0, ValueError),
+                             ('time_budget', '1', TypeError)):
+        with pytest.raises(error, match=name):
+            is_noncontributing([(P, N.x)], [u], N, **{name: bad})
+    # complex at every point (square root of a negative number): evaluated
+    # in complex arithmetic, and still decided
+    assert not is_noncontributing([(P, sm.sqrt(-1 - q**2) * N.x)], [u], N)

@@ -496,3 +496,28 @@ def test_system_add_actuators_gives_newtons_radial_equation():
     system.add_actuators(GravitationalAttraction(sun, body))
     system.form_eoms()
     assert sm.simplify(system.rhs()[1] + G * M / r**2) == 0
+
+
+def test_unconnected_mass_centers_give_a_public_value_error():
+    # used to be the private _UnknownPosition subclass
+    a = Particle('a', Point('A'), 1)
+    b = Particle('b', Point('B'), 1)
+    attraction = GravitationalAttraction(a, b)
+    for compute in (attraction.to_loads, lambda: attraction.force,
+                    lambda: attraction.potential_energy):
+        with pytest.raises(ValueError) as info:
+            compute()
+        assert type(info.value) is ValueError
+        assert 'position of B (mass center of b) relative to A' in str(
+            info.value)
+
+
+@pytest.mark.parametrize('name', ['gravitational_constant', 'softening'])
+def test_nan_and_infinite_constants_are_rejected(name):
+    O = Point('O')
+    N = ReferenceFrame('N')
+    a = Particle('a', O, 1)
+    b = Particle('b', O.locatenew('B', N.x), 1)
+    for bad in (float('nan'), float('inf')):
+        with pytest.raises(ValueError, match=f'{name} must be finite'):
+            GravitationalAttraction(a, b, **{name: bad})

@@ -25,12 +25,29 @@ __all__ = []
 CONVERGED, MAX_ITERATIONS, STALLED, NONFINITE, BAD_INPUT = 0, 1, 2, 3, 4
 # Status codes of one right-hand-side evaluation (0 = success).
 OK, NEWTON_FAILED, VELOCITY_SINGULAR, MASS_SINGULAR = 0, 1, 2, 3
+# ... the dependent coordinates converged on another assembly branch (the
+# sign of det(Phi_qd) changed: a singular configuration was crossed), and
+# the right-hand side is not finite.
+BRANCH_CHANGED, NOT_FINITE = 4, 5
 # Directions with a relative pivot below this are dropped from a
 # least-squares step.
 RANK_RATIO = 1e-13
 # The right-hand side hands over to the diagnosing path when the last
 # Newton Jacobian's smallest/largest pivot ratio is below this.
 PIVOT_HANDOVER = 1e-6
+
+# The Newton iteration's line search and stall test (both back ends).
+LINE_SEARCH_HALVINGS = 30
+MAX_STEP = 1.0
+ARMIJO = 1e-4
+# A stall: STALL_ITERATIONS accepted steps in a row, each reducing |Phi|^2
+# by less than the fraction STALL_DECREASE. Far from a solution the line
+# search still finds such steps (Armijo with a step shortened 2**-15 times
+# or more) while the iterate creeps towards a least-squares minimum with a
+# nonzero residual (an unreachable configuration), so without this test
+# the iteration would run to max_iterations at some 30 evaluations each.
+STALL_DECREASE = 1e-8
+STALL_ITERATIONS = 3
 
 BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
 

@@ -16,11 +16,14 @@ and a flat float64 output vector of ``n_out`` entries. Two back ends:
     It evaluates a batch too: ``x`` of shape ``(m, n_in)``.
 
 A :class:`GeneratedFunction` keeps its SymEngine object alive as long as
-its address may be used, and pickles as its expressions (the function is
-generated again where it is unpickled).
+its address may be used. It pickles as its expressions, plus, for the LLVM
+back end, its machine code: a process on the same kind of processor loads
+that code as it is (bit-identical results, no compilation), any other
+generates the function again from the expressions.
 """
 
 import ctypes
+import pickle
 import time
 
 import numpy as np
@@ -88,9 +91,13 @@ class GeneratedFunction:
     backend : {'llvm', 'numpy'}
     name : str
         For messages.
+    compiled : SymEngine Lambdify, optional
+        For ``'llvm'``: the already compiled ``outputs`` (from a pickle,
+        see ``__reduce__``), used instead of compiling them.
     """
 
-    def __init__(self, inputs, outputs, backend, name='function'):
+    def __init__(self, inputs, outputs, backend, name='function',
+                 compiled=None):
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.backend = backend
@@ -98,7 +105,10 @@ class GeneratedFunction:
         self.n_in = len(self.inputs)
         self.n_out = len(self.outputs)
         start = time.perf_counter()
-        if backend == 'llvm':
+        if backend == 'llvm' and compiled is not None:
+            self._lambdify = compiled    # machine code from a pickle
+            self._take_address()
+        elif backend == 'llvm':
             self._build_llvm()
         elif backend == 'numpy':
             self._build_numpy()
@@ -129,6 +139,9 @@ class GeneratedFunction:
         except (RuntimeError, TypeError, NotImplementedError) as error:
             raise CodegenError(f'{self.name}: SymEngine could not compile '
                                f'the expressions ({error}).') from None
+        self._take_address()
+
+    def _take_address(self):
         function, data = self._lambdify.as_ctypes()
         self._ctypes = function          # keeps the code alive
         self.address = ctypes.cast(function, ctypes.c_void_p).value
@@ -163,10 +176,60 @@ class GeneratedFunction:
         return out
 
     def __reduce__(self):
-        return (GeneratedFunction, (
-            tuple(_as_sympy(e) for e in self.inputs),
-            tuple(_as_sympy(e) for e in self.outputs), self.backend,
-            self.name))
+        # An address is only valid in its own process. The LLVM back end
+        # sends its machine code too (SymEngine serializes it), tagged with
+        # the processor it was compiled for: on the same kind of processor
+        # it is loaded as it is (no compilation, bit-identical results),
+        # elsewhere the expressions are compiled again.
+        code = None
+        if self.backend == 'llvm' and host_fingerprint() is not None:
+            try:
+                code = (host_fingerprint(), pickle.dumps(self._lambdify))
+            except Exception:      # a SymEngine that cannot serialize it
+                code = None
+        return (_unpickle_function, (
+            portable(self.inputs, self.backend),
+            portable(self.outputs, self.backend), self.backend, self.name,
+            code))
+
+
+def _unpickle_function(inputs, outputs, backend, name, code=None):
+    """The :class:`GeneratedFunction` of a pickle (see its ``__reduce__``)."""
+    if code is not None and code[0] == host_fingerprint():
+        return GeneratedFunction(inputs, outputs, backend, name,
+                                 compiled=pickle.loads(code[1]))
+    return GeneratedFunction(inputs, outputs, backend, name)
+
+
+_HOST = []
+
+
+def host_fingerprint():
+    """What compiled machine code depends on: the processor (its LLVM name
+    and features, as llvmlite reports them) and the SymEngine version;
+    None when llvmlite or SymEngine cannot be imported."""
+    if not _HOST:
+        try:
+            import platform
+            from llvmlite import binding
+            _HOST.append((platform.machine(), _symengine.__version__,
+                          binding.get_host_cpu_name(),
+                          binding.get_host_cpu_features().flatten()))
+        except Exception:
+            _HOST.append(None)
+    return _HOST[0]
+
+
+def portable(exprs, backend):
+    """``exprs`` as a :class:`GeneratedFunction` of ``backend`` pickles them.
+
+    For ``'llvm'`` they are kept as they are (SymEngine serializes its
+    expressions quickly; a detour through SymPy costs seconds on a large
+    model). The NumPy back end works on SymPy expressions, so they are
+    converted first, as ``_build_numpy`` converts them."""
+    if backend == 'llvm':
+        return tuple(exprs)
+    return tuple(_as_sympy(e) for e in exprs)
 
 
 def _as_sympy(expr):

@@ -15,10 +15,16 @@ import warnings
 
 import numpy as np
 
-from .codegen import CodegenError, _as_sympy, generate
+from .codegen import CodegenError, GeneratedFunction, generate
 from . import numpy_kernels
 
 __all__ = []
+
+#: Rows solved together in a batch: large enough for NumPy's vectorized
+#: kernels to run at full speed, small enough that a chunk's work arrays
+#: take a few MB (some 700 bytes a row in NumPy for a small mechanism), so
+#: a million-row batch does not multiply its memory.
+CHUNK_ROWS = 4096
 
 
 class ConstraintEngine:
@@ -30,7 +36,8 @@ class ConstraintEngine:
     inputs : list of Symbol
         ``[t, q_0 .. q_n-1, qd_0 .. qd_n-1, p_0 ..]``.
     resjac, rates : list of Expr
-        The flat outputs described in the module documentation.
+        The flat outputs described in the module documentation (or their
+        :class:`.GeneratedFunction` objects, when unpickled).
     n, nc : int
     dependent, independent : sequence of int
         Indices into ``q``.
@@ -53,7 +60,9 @@ class ConstraintEngine:
         self.p = np.asarray(p, dtype=float)
         self.tol, self.step_tol, self.maxit = options
         self.n_in = 1 + 2 * n + len(self.p)
-        if backend == 'compiled':
+        if isinstance(resjac, GeneratedFunction):    # from a pickle
+            self.resjac, self.rates_function = resjac, rates
+        elif backend == 'compiled':
             try:
                 self.resjac = generate(inputs, resjac, 'llvm', 'resjac')
                 self.rates_function = generate(inputs, rates, 'llvm',
@@ -65,7 +74,7 @@ class ConstraintEngine:
                 warnings.warn(f'{error} Using the NumPy back end.',
                               RuntimeWarning, stacklevel=4)
                 backend = 'numpy'
-        if backend == 'numpy':
+        if backend == 'numpy' and not isinstance(resjac, GeneratedFunction):
             self.resjac = generate(inputs, resjac, 'numpy', 'resjac')
             self.rates_function = generate(inputs, rates, 'numpy', 'rates')
         self.backend = backend
@@ -89,14 +98,13 @@ class ConstraintEngine:
         return self.resjac.seconds + self.rates_function.seconds
 
     def __reduce__(self):
-        # pickled as its expressions: the functions are generated again
-        # where it is unpickled (an address is only valid in its process)
+        # the generated functions pickle themselves (their expressions, and
+        # the machine code for the compiled back end, see codegen); the
+        # addresses and work arrays are made afresh where it is unpickled
         return (ConstraintEngine, (
-            [_as_sympy(e) for e in self.resjac.inputs],
-            [_as_sympy(e) for e in self.resjac.outputs],
-            [_as_sympy(e) for e in self.rates_function.outputs], self.n, self.nc, self.dep,
-            self.ind, self.p, (self.tol, self.step_tol, self.maxit),
-            self.backend))
+            None, self.resjac, self.rates_function, self.n, self.nc,
+            self.dep, self.ind, self.p,
+            (self.tol, self.step_tol, self.maxit), self.backend))
 
     # -- input vectors -------------------------------------------------------
 
@@ -137,17 +145,37 @@ class ConstraintEngine:
                 float(info[1]), float(info[2]))
 
     def newton_batch(self, Q, T):
-        X = self.pack(Q, T)
-        if self._kernels is not None:
-            status, info = self._kernels.newton_batch(
-                self.resjac.address, self.resjac.data, X, self.pos, self.nc,
-                self.tol, self.step_tol, self.maxit)
-        else:
-            status, info = numpy_kernels.newton_batch(
-                self.resjac, X, self.pos, self.nc, self.tol, self.step_tol,
-                self.maxit)
-        return (np.ascontiguousarray(X[:, 1:1 + self.n]), status,
-                info[:, 0].astype(np.int64), info[:, 1], info[:, 2])
+        """``(q, status, iterations, residual, pivot_ratio)`` per row of
+        ``Q`` (m, n) at the times ``T`` (a float or shape (m,)).
+
+        The rows are solved in chunks of :data:`CHUNK_ROWS`, so the work
+        arrays (the input rows, and in NumPy the function values and the
+        SVDs of a whole chunk) stay bounded whatever ``m`` is; only the
+        results take memory in proportion to ``m``."""
+        m, n = Q.shape[0], self.n
+        q = np.empty((m, n))
+        status = np.empty(m, dtype=np.int64)
+        iterations = np.empty(m, dtype=np.int64)
+        residual = np.empty(m)
+        ratio = np.empty(m)
+        for start in range(0, m, CHUNK_ROWS):
+            stop = min(m, start + CHUNK_ROWS)
+            X = self.pack(Q[start:stop],
+                          T if np.ndim(T) == 0 else T[start:stop])
+            if self._kernels is not None:
+                s, i = self._kernels.newton_batch(
+                    self.resjac.address, self.resjac.data, X, self.pos,
+                    self.nc, self.tol, self.step_tol, self.maxit)
+            else:
+                s, i = numpy_kernels.newton_batch(
+                    self.resjac, X, self.pos, self.nc, self.tol,
+                    self.step_tol, self.maxit)
+            q[start:stop] = X[:, 1:1 + n]
+            status[start:stop] = s
+            iterations[start:stop] = i[:, 0]
+            residual[start:stop] = i[:, 1]
+            ratio[start:stop] = i[:, 2]
+        return q, status, iterations, residual, ratio
 
     def rates(self, q, qd, qdd, t, second):
         """``(rates, pivot_ratio)``; the ratio is -1 for non-finite
@@ -168,15 +196,29 @@ class ConstraintEngine:
         return out, float(ratio)
 
     def rates_batch(self, Q, QD, QDD, T, second):
-        X = self.pack(Q, T, QD)
-        known = np.ascontiguousarray(QDD if second else QD, dtype=float)
-        if self._kernels is not None:
-            return self._kernels.rates_batch(
-                self.rates_function.address, self.rates_function.data, X,
-                self.n, self.nc, self.dep, self.ind, known, second)
-        return numpy_kernels.rates_batch(self.rates_function, X, self.n,
-                                         self.nc, self.dep, self.ind, known,
-                                         second)
+        """``(rates, pivot_ratio)`` per row, in chunks of
+        :data:`CHUNK_ROWS` like :meth:`newton_batch`."""
+        m = Q.shape[0]
+        out = np.empty((m, self.n))
+        ratio = np.empty(m)
+        KNOWN = QDD if second else QD
+        for start in range(0, m, CHUNK_ROWS):
+            stop = min(m, start + CHUNK_ROWS)
+            X = self.pack(Q[start:stop],
+                          T if np.ndim(T) == 0 else T[start:stop],
+                          QD[start:stop])
+            known = np.ascontiguousarray(KNOWN[start:stop], dtype=float)
+            if self._kernels is not None:
+                o, r = self._kernels.rates_batch(
+                    self.rates_function.address, self.rates_function.data,
+                    X, self.n, self.nc, self.dep, self.ind, known, second)
+            else:
+                o, r = numpy_kernels.rates_batch(
+                    self.rates_function, X, self.n, self.nc, self.dep,
+                    self.ind, known, second)
+            out[start:stop] = o
+            ratio[start:stop] = r
+        return out, ratio
 
     # -- plain evaluations ----------------------------------------------------
 

@@ -3,9 +3,10 @@ kernels and the intrinsic through which they call a generated function.
 
 The generic kernels (Newton-Raphson, velocity and acceleration solves, the
 right-hand side, dense solves) are the same for every model. They are
-compiled by numba once per installation (``cache=True`` keeps the machine
-code on disk, in ``__pycache__`` beside this package or numba's user-wide
-cache directory) and receive each model's SymEngine-compiled functions as
+compiled by numba once per installation (the machine code is kept on disk
+in ``$NUMBA_CACHE_DIR``, ``__pycache__`` beside this package or numba's
+user-wide cache directory, checked and authenticated by
+:mod:`.kernel_cache`) and receive each model's SymEngine-compiled functions as
 an address and a data pointer at run time, so a new model compiles nothing
 here. Importing this module needs numba; the package then uses the NumPy
 back end.
@@ -16,10 +17,26 @@ from numba import njit, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
+from .kernel_cache import CheckedFunctionCache, warn_uncached
+
 __all__ = []
 
-#: The decorator of every generic kernel.
-jit = njit(cache=True, nogil=True, error_model='numpy')
+_compile = njit(nogil=True, error_model='numpy')
+
+
+def jit(function):
+    """The decorator of every generic kernel: ``numba.njit`` with the
+    checked on-disk cache of :mod:`.kernel_cache` in place of numba's own
+    ``cache=True`` (trusted directories only, sealed files, damaged entries
+    rebuilt). Without a usable cache directory the kernel is compiled in
+    memory in each process."""
+    dispatcher = _compile(function)
+    try:
+        # what numba's Dispatcher.enable_caching() does, with our class
+        dispatcher._cache = CheckedFunctionCache(dispatcher.py_func)
+    except RuntimeError:     # numba: no usable cache location
+        warn_uncached(function.__name__)
+    return dispatcher
 
 
 @intrinsic

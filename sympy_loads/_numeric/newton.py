@@ -11,20 +11,21 @@ sense (QR with column pivoting, so redundant sets work), a backtracking
 (Armijo) line search on ``|Phi|^2`` whose first step is at most
 ``max(1, |q_d|)``, convergence when the largest residual is at most
 ``tol`` and the last correction at most ``step_tol * max(1, |q_d|)``.
+The iteration stops early as stalled when no step reduces ``|Phi|^2``, or
+when :data:`STALL_ITERATIONS` accepted steps in a row reduce it by less
+than the fraction :data:`STALL_DECREASE` (an unreachable configuration).
 """
 
 import numpy as np
 
-from . import (BAD_INPUT, CONVERGED, MAX_ITERATIONS, NONFINITE, RANK_RATIO,
-               STALLED)
+from . import (ARMIJO, BAD_INPUT, CONVERGED, LINE_SEARCH_HALVINGS,
+               MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, STALLED,
+               STALL_DECREASE, STALL_ITERATIONS)
 from .jit import call, jit
 from .linalg import qr_solve
 
 __all__ = []
 
-LINE_SEARCH_HALVINGS = 30
-MAX_STEP = 1.0
-ARMIJO = 1e-4
 
 
 def newton_work_size(nc, nd):
@@ -71,6 +72,7 @@ def newton(address, data, x, pos, nc, tol, step_tol, maxit, info, work,
     if not np.isfinite(f):
         return NONFINITE
     it = 0
+    stalls = 0
     while True:
         for i in range(nc):
             rhs[i] = -cur[i]
@@ -119,6 +121,14 @@ def newton(address, data, x, pos, nc, tol, step_tol, maxit, info, work,
             cur[i] = trial[i]
         for i in range(nc):
             r = max(r, abs(cur[i]))
+        if f - ft <= STALL_DECREASE * f:
+            stalls += 1
+            if stalls >= STALL_ITERATIONS:
+                info[0] = it
+                info[1] = r
+                return STALLED
+        else:
+            stalls = 0
         f = ft
 
 

@@ -8,9 +8,9 @@ import math
 
 import numpy as np
 
-from . import (BAD_INPUT, CONVERGED, MAX_ITERATIONS, NONFINITE, RANK_RATIO,
-               STALLED)
-from .newton import ARMIJO, LINE_SEARCH_HALVINGS, MAX_STEP
+from . import (ARMIJO, BAD_INPUT, CONVERGED, LINE_SEARCH_HALVINGS,
+               MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, STALL_DECREASE,
+               STALL_ITERATIONS, STALLED)
 
 __all__ = []
 
@@ -50,52 +50,78 @@ def newton_batch(function, X, pos, nc, tol, step_tol, maxit):
     bad = ~np.isfinite(X).all(axis=1)
     status[bad] = BAD_INPUT
     info[bad, 1] = np.nan
+    pos = np.asarray(pos, dtype=np.int64)
+    # Only the rows still iterating (indices ``rows`` into X) are evaluated,
+    # so a batch whose rows converge at different speeds costs what its
+    # slow rows need, not that times the batch size.
+    rows = np.nonzero(~bad)[0]
+    if not len(rows):
+        return status, info
     with np.errstate(all='ignore'):
-        values = function(X)
-        phi, jd = values[:, :nc], values[:, nc:].reshape(m, nc, nd)
-        f = np.sum(phi * phi, axis=1)
-        r = np.max(np.abs(phi), axis=1, initial=0.0)
-        info[:, 1] = np.where(bad, np.nan, r)
-        active = ~bad & np.isfinite(f)
-        status[~bad & ~np.isfinite(f)] = NONFINITE
+        values = function(X[rows]).reshape(len(rows), -1)
+        f = np.sum(values[:, :nc] ** 2, axis=1)
+        info[rows, 1] = np.max(np.abs(values[:, :nc]), axis=1, initial=0.0)
+        finite = np.isfinite(f)
+        status[rows[~finite]] = NONFINITE
+        rows, values, f = rows[finite], values[finite], f[finite]
+        stalls = np.zeros(len(rows), dtype=np.int64)
         for it in range(maxit + 1):
-            if not active.any():
+            if not len(rows):
                 break
-            dx, ratio = lstsq_batch(jd, -phi)
+            k = len(rows)
+            phi = values[:, :nc]
+            r = np.max(np.abs(phi), axis=1, initial=0.0)
+            dx, ratio = lstsq_batch(values[:, nc:].reshape(k, nc, nd), -phi)
+            xd = X[rows[:, None], pos]
             step = np.max(np.abs(dx), axis=1, initial=0.0)
-            scale = np.max(np.abs(X[:, pos]), axis=1, initial=1.0)
-            info[active, 0] = it
-            info[active, 1] = r[active]
-            info[active, 2] = ratio[active]
-            done = active & (r <= tol) & (step <= step_tol * scale)
-            X[np.ix_(done, pos)] += dx[done]
-            status[done] = CONVERGED
-            active &= ~done
-            if it == maxit or not active.any():
+            scale = np.max(np.abs(xd), axis=1, initial=1.0)
+            info[rows, 0] = it
+            info[rows, 1] = r
+            info[rows, 2] = ratio
+            done = (r <= tol) & (step <= step_tol * scale)
+            X[rows[done][:, None], pos] = xd[done] + dx[done]
+            status[rows[done]] = CONVERGED
+            if it == maxit:
                 break
-            alpha = np.where(active, np.minimum(
-                1.0, MAX_STEP * scale / np.maximum(step, 1e-300)), 0.0)
-            searching = active.copy()
-            Xt = X.copy()
-            trial = values
+            go = ~done
+            rows, values, f, stalls = rows[go], values[go], f[go], stalls[go]
+            dx, xd, step, scale = dx[go], xd[go], step[go], scale[go]
+            if not len(rows):
+                break
+            alpha = np.minimum(1.0, MAX_STEP * scale / np.maximum(step,
+                                                                  1e-300))
+            searching = np.ones(len(rows), dtype=bool)
+            new_values = values.copy()
+            new_f = f.copy()
             for _ in range(LINE_SEARCH_HALVINGS):
-                Xt[:, pos] = X[:, pos] + alpha[:, None] * dx
-                trial_values = function(Xt)
-                ft = np.sum(trial_values[:, :nc] ** 2, axis=1)
-                ok = searching & np.isfinite(ft) & (
-                    ft <= (1 - 2 * ARMIJO * alpha) * f)
-                trial = np.where(ok[:, None], trial_values, trial)
-                searching &= ~ok
+                s = np.nonzero(searching)[0]
+                Xt = X[rows[s]]
+                Xt[:, pos] = xd[s] + alpha[s, None] * dx[s]
+                trial = function(Xt).reshape(len(s), -1)
+                ft = np.sum(trial[:, :nc] ** 2, axis=1)
+                ok = np.isfinite(ft) & (
+                    ft <= (1 - 2 * ARMIJO * alpha[s]) * f[s])
+                accepted = s[ok]
+                new_values[accepted] = trial[ok]
+                new_f[accepted] = ft[ok]
+                X[rows[accepted][:, None], pos] = Xt[ok][:, pos]
+                searching[accepted] = False
                 if not searching.any():
                     break
-                alpha = np.where(searching, 0.5 * alpha, alpha)
-            status[searching] = STALLED
-            active &= ~searching
-            X[active] = Xt[active]
-            values = np.where(active[:, None], trial, values)
-            phi, jd = values[:, :nc], values[:, nc:].reshape(m, nc, nd)
-            f = np.sum(phi * phi, axis=1)
-            r = np.max(np.abs(phi), axis=1, initial=0.0)
+                alpha[s[~ok]] *= 0.5
+            # no step reduces |Phi|^2: stalled at the last accepted iterate
+            status[rows[searching]] = STALLED
+            # too little progress too often: stalled (see .newton)
+            tiny = f - new_f <= STALL_DECREASE * f
+            stalls = np.where(tiny, stalls + 1, 0)
+            crept = ~searching & (stalls >= STALL_ITERATIONS)
+            status[rows[crept]] = STALLED
+            info[rows[crept], 0] = it + 1
+            info[rows[crept], 1] = np.max(np.abs(new_values[crept, :nc]),
+                                          axis=1, initial=0.0)
+            go = ~searching & ~crept
+            rows, values, f = rows[go], new_values[go], new_f[go]
+            stalls = stalls[go]
     return status, info
 
 
@@ -114,6 +140,7 @@ def newton(function, x, pos, nc, tol, step_tol, maxit):
         if not math.isfinite(f):
             return NONFINITE, np.array([0.0, r, 0.0])
         it = 0
+        stalls = 0
         while True:
             dx = None
             if nc == nd:
@@ -154,8 +181,14 @@ def newton(function, x, pos, nc, tol, step_tol, maxit):
             it += 1
             values = trial
             phi, jd = values[:nc], values[nc:].reshape(nc, nd)
-            f = ft
             r = float(np.max(np.abs(phi), initial=0.0))
+            if f - ft <= STALL_DECREASE * f:   # see .newton
+                stalls += 1
+                if stalls >= STALL_ITERATIONS:
+                    return STALLED, np.array([it, r, _pivot_ratio(jd)])
+            else:
+                stalls = 0
+            f = ft
 
 
 def _pivot_ratio(J):

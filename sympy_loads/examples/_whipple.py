@@ -144,8 +144,9 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
         (the value of ``rR``), ``roll``, ``steer``, ``pitch``,
         ``roll_rate_symbol``, ``steer_rate_symbol``, ``symbols`` (parameter
         name -> Symbol), ``configuration_constraints``,
-        ``velocity_constraints`` and ``timings`` (``'kanes_equations'``:
-        seconds).
+        ``velocity_constraints``, ``front_contact`` and ``rear_contact``
+        (the wheels' contact points, Points), ``yaw_frame`` (``Y``) and
+        ``timings`` (``'kanes_equations'``: seconds).
     """
     q1, q2, q4, q5 = me.dynamicsymbols('q1 q2 q4 q5')
     u1, u2, u3, u4, u5, u6 = me.dynamicsymbols('u1:7')
@@ -228,7 +229,8 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
         steer_rate_symbol=u5, symbols=s, bodies=bodies, loads=loads,
         configuration_constraints=holonomic,
         velocity_constraints=nonholonomic,
-        timings={'kanes_equations': kanes_seconds})
+        front_contact=front_contact, rear_contact=rear_contact,
+        yaw_frame=Y, timings={'kanes_equations': kanes_seconds})
     model.initial_conditions = bicycle_initial_conditions(model, v,
                                                           roll_rate)
     return model
