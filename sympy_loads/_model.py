@@ -204,11 +204,33 @@ class NumericModel:
         for name, outputs in self._outputs_of.items():
             functions[name] = generate(inputs, outputs, kind, name)
         self.functions = functions
-        self.fn = np.array([
+        self.fn = self._addresses()
+
+    def _addresses(self):
+        """The addresses and data pointers of the three functions, as the
+        compiled kernels take them (0 for the NumPy back end)."""
+        functions = self.functions
+        return np.array([
             functions['hol'].address or 0, functions['hol'].data,
             functions['vel'].address or 0, functions['vel'].data,
             functions['eom'].address or 0, functions['eom'].data],
             dtype=np.int64)
+
+    # Pickling (to send the model to worker processes, see
+    # sympy_loads.parameter_study): the generated functions pickle
+    # themselves (expressions and machine code, see _numeric.codegen) and
+    # get new addresses where they are unpickled, so the address table is
+    # made afresh there; the expressions kept for _generate are the
+    # functions' own and are not sent twice.
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        state.pop('_outputs_of', None)
+        state.pop('fn', None)
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self.fn = self._addresses()
 
     def inputs(self):
         """The symbols of the input vector ``x``."""

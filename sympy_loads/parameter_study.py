@@ -1,0 +1,808 @@
+r"""Parameter studies: one model simulated for many cases, serially or on any
+:class:`concurrent.futures.Executor`.
+
+A parameter study sweeps a design parameter, runs Monte Carlo over
+tolerances or maps stability against speed: the same model with other
+initial conditions or constants, many times. :func:`simulate_many` runs
+the cases of such a study with :func:`~sympy_loads.simulate`, in this
+process or on an executor: a local ``ProcessPoolExecutor``, Dask's
+``distributed.Client(...).get_executor()`` for a cluster, mpi4py's
+``MPIPoolExecutor``. :func:`results_table` turns the results into one
+table (a ``pandas.DataFrame``) with a row per case.
+
+How the work is distributed
+===========================
+
+The symbolic derivation is done once, in this process: a short validation
+run of the first case builds the model's numeric code (and checks every
+argument, so that argument errors are raised before any work is sent).
+Then the cases are cut into chunks of consecutive cases, and each chunk is
+sent with
+
+* the *prepared* model, pickled once per study: the ``KanesMethod`` (or
+  ``System``) with its numeric model and constraint solver, whose generated
+  functions pickle as their expressions plus the LLVM machine code
+  (a worker on the same kind of processor loads that code as it is and
+  gives bit-identical results; any other compiles the expressions again,
+  in milliseconds to a second, and agrees to rounding);
+* the options common to all cases, and the case values as one array.
+
+A worker keeps the prepared model of the last studies it has seen (per
+thread), so it is unpickled once per worker, not once per chunk or case,
+and it never repeats the SymPy derivation. Each case's result comes back
+as plain arrays and is rebuilt into a :class:`~sympy_loads.SimulationResult`
+here. Pickling uses the standard :mod:`pickle`; options that it cannot
+send, or that were defined in the script being run (a ``lambda`` or a
+function of the script as a ``specified`` input), are sent with
+``cloudpickle`` (installed with Dask), which sends them by value.
+
+Why the speed-up grows with the number of workers: a study of ``n`` cases of
+``T`` seconds each on ``N`` workers takes about ``n T / N`` plus, per worker,
+one load of the prepared model (a fraction of a second) and, per chunk, one
+round trip to the executor (milliseconds). The cases share nothing, so as
+long as ``n T`` is large against ``N`` times those overheads the speed-up is
+close to ``N``; ``benchmarks/bench_parameter_study.py`` measures it.
+"""
+
+import collections
+import concurrent.futures
+import hashlib
+import math
+import numbers
+import os
+import pickle
+import threading
+import time
+
+import numpy as np
+import sympy as sm
+from sympy.core.function import AppliedUndef
+
+from ._numeric import resolve_backend
+from .constraints import ConstraintSolverError
+from .simulation import (SimulationError, SimulationResult,
+                         _check_t_eval, _check_t_span, _kanes_method_of,
+                         simulate)
+from . import simulation as _simulation
+
+__all__ = ['simulate_many', 'results_table']
+
+# A worker keeps this many prepared models (and option sets) per thread.
+_WORKER_CACHE_SIZE = 4
+# Constraint solvers a worker keeps per model beyond those it was sent
+# (simulate() builds one per set of values of the constraints' constants).
+_WORKER_SOLVERS = 8
+
+
+# ---------------------------------------------------------------------------
+# Serialization
+
+def _dumps(obj, what, by_value=False):
+    """``obj`` pickled for the workers: with :mod:`pickle` (fast), or with
+    cloudpickle when ``by_value`` or when :mod:`pickle` cannot (a lambda,
+    a function defined in a script: cloudpickle sends them by value)."""
+    if not by_value:
+        try:
+            return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        except Exception:
+            pass
+    try:
+        import cloudpickle
+    except ImportError:  # pragma: no cover - cloudpickle comes with Dask
+        cloudpickle = None
+    try:
+        if cloudpickle is None:
+            return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+        return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as error:
+        raise TypeError(
+            f'simulate_many: {what} cannot be sent to the executor\'s '
+            f'workers: pickling failed with {type(error).__name__}: '
+            f'{error}') from None
+
+
+def _from_script(options):
+    """True when an option holds a function or object defined in the
+    script being run (``__main__``), which a worker cannot import."""
+    stack = list(options.values())
+    while stack:
+        value = stack.pop()
+        if hasattr(value, 'items'):
+            stack.extend(value.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif (getattr(value, '__module__', None) == '__main__'
+              or type(value).__module__ == '__main__'):
+            return True
+    return False
+
+
+def _prepared_state(kane, constants):
+    """The numeric models and constraint solvers that :func:`simulate`
+    has cached for ``kane``, to be pickled with it: all numeric models, and
+    the solvers built for the values of ``constants`` (at most four)."""
+    models = dict(_simulation._CACHE.get(kane, {}))
+    solvers = {}
+    for key, solver in _simulation._SOLVERS.get(kane, {}).items():
+        values = getattr(solver, 'constants', {})
+        if all(constants.get(s, v) == v for s, v in values.items()):
+            solvers[key] = solver
+    return models, dict(list(solvers.items())[-4:])
+
+
+def _install_prepared_state(kane, models, solvers):
+    """Put an unpickled model's numeric models and solvers into the caches
+    of :func:`simulate`, which then reuses them."""
+    _simulation._CACHE.setdefault(kane, {}).update(models)
+    _simulation._SOLVERS.setdefault(kane, {}).update(solvers)
+
+
+# ---------------------------------------------------------------------------
+# The worker side
+
+_LOCAL = threading.local()
+
+
+def _worker_cache():
+    cache = getattr(_LOCAL, 'cache', None)
+    if cache is None:
+        cache = _LOCAL.cache = collections.OrderedDict()
+    return cache
+
+
+def _cached_load(token, data):
+    """``pickle.loads(data)``, once per thread for a given ``token``;
+    returns ``(object, loaded_now)``."""
+    cache = _worker_cache()
+    if token in cache:
+        cache.move_to_end(token)
+        return cache[token], False
+    value = pickle.loads(data)
+    cache[token] = value
+    while len(cache) > 2 * _WORKER_CACHE_SIZE:
+        cache.popitem(last=False)
+    return value, True
+
+
+def _run_chunk(model_token, model_data, job_token, job_data, chunk):
+    """Run a chunk of cases where this is called (a worker, or a thread).
+
+    ``model_data`` is the pickled ``(model, kane, numeric models, solvers)``
+    and ``job_data`` the pickled common arguments; both are unpickled once
+    per worker thread. ``chunk`` is ``(indices, values, given)``: the case
+    numbers, their values (one column per varied symbol) and which values
+    each case gives. Returns ``(records, info)``: one plain record per case
+    and ``{'pid', 'loaded', 'load_seconds'}``."""
+    start = time.perf_counter()
+    prepared, loaded = _cached_load(model_token, model_data)
+    model, kane, models, solvers = prepared
+    if loaded:
+        _install_prepared_state(kane, models, solvers)
+    job, _ = _cached_load(job_token, job_data)
+    load_seconds = time.perf_counter() - start
+    indices, values, given = chunk
+    records = []
+    for row, index in enumerate(indices):
+        initial, constants = _case_arguments(job, values[row], given[row])
+        records.append((int(index), _run_case(
+            model, job['t_span'], initial, constants, job['options'])))
+        _prune_solvers(kane, solvers)
+    info = {'pid': os.getpid(), 'loaded': loaded,
+            'load_seconds': load_seconds}
+    return records, info
+
+
+def _prune_solvers(kane, kept):
+    """Bound the constraint solvers a long-running worker accumulates when
+    the cases vary the constants of the constraints."""
+    per_model = _simulation._SOLVERS.get(kane)
+    if per_model is None or len(per_model) <= len(kept) + _WORKER_SOLVERS:
+        return
+    extra = [key for key in per_model if key not in kept]
+    for key in extra[:len(extra) - _WORKER_SOLVERS]:
+        del per_model[key]
+
+
+def _case_arguments(job, values, given):
+    initial = dict(job['initial_conditions'])
+    constants = dict(job['constants'])
+    for key, is_state, value, present in zip(job['keys'], job['is_state'],
+                                             values, given):
+        if present:
+            (initial if is_state else constants)[key] = float(value)
+    return initial, constants
+
+
+def _run_case(model, t_span, initial, constants, options):
+    """One case: a plain record of the result, or of the failure."""
+    try:
+        result = simulate(model, t_span, initial, constants, **options)
+    except Exception as error:   # one failing case loses nothing else
+        return {'error': _describe(error)}
+    return _record(result)
+
+
+def _describe(error):
+    return f'{type(error).__name__}: {error}'
+
+
+def _record(result):
+    """The fields of a :class:`SimulationResult` as plain values (the
+    coordinates and speeds are restored from the model here)."""
+    return {name: getattr(result, name)
+            for name in result.__dataclass_fields__
+            if name not in ('coordinates', 'speeds')}
+
+
+# ---------------------------------------------------------------------------
+# Checking the arguments
+
+def _check_cases(cases):
+    if isinstance(cases, (str, bytes)) or hasattr(cases, 'items'):
+        raise TypeError(f'cases must be a sequence of mappings '
+                        f'{{symbol: value}}, not {type(cases).__name__}.')
+    try:
+        cases = list(cases)
+    except TypeError:
+        raise TypeError(f'cases must be a sequence of mappings '
+                        f'{{symbol: value}}, not {type(cases).__name__}.'
+                        ) from None
+    for i, case in enumerate(cases):
+        if not hasattr(case, 'items'):
+            raise TypeError(f'cases[{i}] must be a mapping {{symbol: '
+                            f'value}}, not {type(case).__name__} {case!r}.')
+    return cases
+
+
+def _case_value(i, key, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(
+            value, (numbers.Real, np.floating, np.integer)):
+        if not (isinstance(value, sm.Expr) and value.is_number
+                and value.is_real):
+            raise TypeError(f'cases[{i}][{key}] must be a real number, not '
+                            f'{type(value).__name__} {value!r}.')
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f'cases[{i}][{key}] must be finite, got '
+                         f'{value!r}.')
+    return number
+
+
+def _initial_mapping(kane, initial_conditions):
+    """``initial_conditions`` as a mapping (an array is ``[q, u]``)."""
+    if hasattr(initial_conditions, 'items'):
+        return dict(initial_conditions)
+    states = list(kane.q) + list(kane.u)
+    try:
+        values = np.asarray(initial_conditions, dtype=float)
+    except (TypeError, ValueError):
+        raise TypeError(
+            'initial_conditions must be a mapping from coordinates and '
+            'speeds to numbers, or an array of [q, u] in model order.'
+        ) from None
+    if values.shape != (len(states),):
+        raise ValueError(
+            f'initial_conditions must have shape ({len(states)},) (the '
+            f'coordinates then the speeds in model order), got shape '
+            f'{values.shape}.')
+    return dict(zip(states, values.tolist()))
+
+
+def _classify(kane, cases):
+    """The varied symbols in order of first appearance, whether each is a
+    coordinate or speed, and the values array with its mask."""
+    states = set(kane.q) | set(kane.u)
+    keys, is_state, column = [], [], {}
+    for i, case in enumerate(cases):
+        for key in case:
+            if key in column:
+                continue
+            if key in states:
+                state = True
+            elif isinstance(key, sm.Symbol):
+                state = False
+            elif isinstance(key, AppliedUndef):
+                raise ValueError(
+                    f'cases[{i}]: {key} is not a coordinate or speed of the '
+                    f'model; the coordinates and speeds are '
+                    f'{[str(s) for s in list(kane.q) + list(kane.u)]} '
+                    f'(a specified input is given with specified=, the same '
+                    f'for every case).')
+            else:
+                raise ValueError(
+                    f'cases[{i}]: the key {key!r} is neither a coordinate, '
+                    f'a speed nor a constant (a SymPy Symbol) of the model.')
+            column[key] = len(keys)
+            keys.append(key)
+            is_state.append(state)
+    values = np.zeros((len(cases), len(keys)))
+    given = np.zeros((len(cases), len(keys)), dtype=bool)
+    for i, case in enumerate(cases):
+        for key, value in case.items():
+            j = column[key]
+            values[i, j] = _case_value(i, key, value)
+            given[i, j] = True
+    return keys, is_state, values, given
+
+
+def _check_constant_keys(kane, keys, is_state, constants, options,
+                         validated):
+    """Each varied constant must be a key of ``constants`` or a constant of
+    the model or of its outputs (matched by name, as simulate() does)."""
+    names = {getattr(k, 'name', None) for k in constants}
+    for numeric_model in _simulation._CACHE.get(kane, {}).values():
+        names |= {s.name for s in numeric_model.constants}
+    for result in validated:
+        names |= {s.name for s, _ in result.constants}
+    outputs = options.get('outputs') or {}
+    for expr in getattr(outputs, 'values', lambda: [])():
+        names |= {s.name for s in getattr(expr, 'free_symbols', ())}
+    unknown = [k for k, state in zip(keys, is_state)
+               if not state and k.name not in names]
+    if unknown:
+        raise ValueError(
+            f'cases: {sorted(map(str, unknown))} are neither coordinates, '
+            f'speeds nor constants of the model (nor keys of constants).')
+
+
+def _validate(model, job, values, given):
+    """Run a very short simulation of the first case of each distinct set
+    of varied symbols: every argument error of :func:`simulate` is raised
+    here, before any work is sent, and the model's numeric code is built
+    (once) and cached. Returns the results of those runs (a case that cannot
+    be assembled or fails is left to its own run)."""
+    options = job['options']
+    t0, t1 = _check_t_span(job['t_span'])
+    _check_t_eval(options.get('t_eval'), t0, t1)
+    end = t0 + (t1 - t0) * 1e-9
+    short = (t0, end if end != t0 else t1)
+    probe = dict(options, t_eval=None)
+    seen, results = set(), []
+    for i in range(len(values)):
+        pattern = given[i].tobytes()
+        if pattern in seen:
+            continue
+        seen.add(pattern)
+        initial, constants = _case_arguments(job, values[i], given[i])
+        try:
+            results.append(simulate(model, short, initial, constants,
+                                    **probe))
+        except (ConstraintSolverError, SimulationError):
+            pass
+        except (TypeError, ValueError) as error:
+            if len(seen) == 1:
+                raise
+            raise ValueError(f'cases[{i}]: {error}') from None
+    return results
+
+
+def _progress_bar(progress, total):
+    if not progress:
+        return None
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        raise ImportError(
+            'simulate_many(progress=True) needs tqdm: pip install tqdm (or '
+            'the extra sympy_loads[studies]).') from None
+    bar = tqdm(total=total, desc='simulate_many', unit='case')
+    bar.set_postfix(failures=0)
+    return bar
+
+
+def _default_chunksize(n, executor):
+    workers = getattr(executor, '_max_workers', None) or os.cpu_count() or 1
+    return max(1, math.ceil(n / (4 * workers)))
+
+
+# ---------------------------------------------------------------------------
+# Results
+
+def _failure(kane, message, constants, backend):
+    """The result of a case that failed."""
+    nq, nu = len(kane.q), len(kane.u)
+    return SimulationResult(
+        t=np.empty(0), q=np.empty((0, nq)), u=np.empty((0, nu)),
+        constraint_residual=np.empty(0), velocity_residual=np.empty(0),
+        outputs={}, success=False, status=-1, message=message, nfev=0,
+        njev=0, nlu=0, q_names=tuple(s.name for s in kane.q),
+        u_names=tuple(s.name for s in kane.u),
+        coordinates=tuple(kane.q), speeds=tuple(kane.u),
+        constants=tuple(constants.items()), backend=backend)
+
+
+def simulate_many(model, t_span, initial_conditions, constants, cases, *,
+                  executor=None, progress=False, chunksize=None,
+                  **simulate_options):
+    r"""Simulate ``model`` once per case, serially or on an executor.
+
+    Explanation
+    ===========
+
+    Each case is a mapping ``{symbol: value}`` whose entries replace those
+    of ``initial_conditions`` (for coordinates and speeds of the model) or
+    of ``constants`` (for constants); everything else is the same for
+    every case: ``t_span`` and the keywords of :func:`simulate`
+    (``t_eval``, ``method``, ``outputs``, ...). The result is a list of
+    :class:`SimulationResult`, one per case, in the order of ``cases``.
+
+    A case that cannot be assembled or fails during the integration does
+    not stop the study: its slot holds a result with ``success=False`` and
+    the error in ``message`` (and no samples). Argument errors, the same
+    for every case, are raised before any case runs: the first case is
+    simulated over a very short time to check them, which also builds the
+    numeric code of the model once, here.
+
+    ``executor=None`` runs the cases one after the other in this process.
+    Any :class:`concurrent.futures.Executor` runs them there instead, in
+    chunks of ``chunksize`` consecutive cases: ``ProcessPoolExecutor``,
+    ``ThreadPoolExecutor``, Dask's ``Client(...).get_executor()`` or
+    mpi4py's ``MPIPoolExecutor``. Each worker receives the prepared model
+    (its numeric code, not the SymPy derivation) and loads it once; see the
+    module documentation. With the default back end on workers with the
+    same kind of processor, the results are bit-identical to the serial
+    ones.
+
+    Examples
+    ========
+
+    A pendulum of length ``r`` as a point on a circle (``x`` independent,
+    ``y`` dependent), released at three values of ``x``; the middle one
+    lies outside the circle, so the mechanism cannot be assembled:
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import simulate_many
+    >>> x, y, ux, uy = me.dynamicsymbols('x y u_x u_y')
+    >>> g, r = sm.symbols('g r')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x + y*N.y)
+    >>> P.set_vel(N, ux*N.x + uy*N.y)
+    >>> kane = me.KanesMethod(
+    ...     N, [x], [ux], kd_eqs=[x.diff() - ux, y.diff() - uy],
+    ...     q_dependent=[y], u_dependent=[uy],
+    ...     configuration_constraints=[x**2 + y**2 - r**2],
+    ...     velocity_constraints=[x*ux + y*uy])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g*N.y)])
+    >>> cases = [{x: 0.2}, {x: 1.5}, {x: 0.6, g: 1.62}]
+    >>> results = simulate_many(kane, (0, 1), {x: 0.0, y: -1.0, ux: 0.0},
+    ...                         {g: 9.81, r: 1.0}, cases)
+    >>> [res.success for res in results]
+    [True, False, True]
+    >>> print(results[1].message)
+    ConstraintSolverError: ...
+    >>> print(np.round(results[0].q[0], 6))      # y solved for x = 0.2
+    [ 0.2      -0.979796]
+
+    The same study on two threads (or processes: any executor) gives the
+    same numbers:
+
+    >>> from concurrent.futures import ThreadPoolExecutor
+    >>> with ThreadPoolExecutor(2) as pool:
+    ...     parallel = simulate_many(
+    ...         kane, (0, 1), {x: 0.0, y: -1.0, ux: 0.0}, {g: 9.81, r: 1.0},
+    ...         cases, executor=pool)
+    >>> all(np.array_equal(a.y, b.y) for a, b in zip(results, parallel))
+    True
+
+    Parameters
+    ==========
+
+    model : KanesMethod or System
+        As for :func:`simulate`.
+    t_span : (float, float)
+        Start and end time, the same for every case.
+    initial_conditions : mapping or array_like
+        The initial conditions shared by the cases (as for
+        :func:`simulate`); a case may give the missing ones.
+    constants : mapping
+        The constants shared by the cases; a case may give the missing
+        ones.
+    cases : sequence of mappings
+        ``{symbol: number}`` per case. A key must be a coordinate or speed
+        of the model, or a constant (a key of ``constants``, a constant of
+        the equations of motion or of ``outputs``).
+    executor : concurrent.futures.Executor, optional
+        Where the cases run (default: serially, here). The workers must be
+        able to import ``sympy_loads``.
+    progress : bool, optional
+        Show a progress bar (tqdm) with the cases done, the failures and
+        the estimated time left.
+    chunksize : int, optional
+        Cases per task sent to the executor; default: about four tasks per
+        worker (``executor._max_workers``, else the number of processors
+        here). With a large cluster, give it (for example ``n_cases /
+        (4 * n_workers)``).
+    **simulate_options
+        Keywords of :func:`simulate`, the same for every case.
+
+    Returns
+    =======
+
+    list of SimulationResult
+        In the order of ``cases``. A failed case has ``success=False``,
+        ``status=-1``, the exception's type and text in ``message`` and no
+        samples.
+
+    Raises
+    ======
+
+    TypeError, ValueError
+        Any argument error of :func:`simulate`; ``cases`` not a sequence of
+        mappings, a key that is not a coordinate, speed or constant of the
+        model, a value that is not a finite real number; a case without an
+        initial condition or constant it needs; options that cannot be
+        pickled for the executor's workers.
+    ImportError
+        ``progress=True`` without tqdm.
+
+    See Also
+    ========
+
+    results_table : the results as one table, a row per case.
+    """
+    kane = _kanes_method_of(model)
+    cases = _check_cases(cases)
+    if executor is not None and not callable(getattr(executor, 'submit',
+                                                     None)):
+        raise TypeError(f'executor must be a concurrent.futures.Executor '
+                        f'(with a submit method), not '
+                        f'{type(executor).__name__} {executor!r}.')
+    if chunksize is not None and (isinstance(chunksize, bool) or not
+                                  isinstance(chunksize, numbers.Integral)
+                                  or chunksize < 1):
+        raise ValueError(f'chunksize must be a positive int, got '
+                         f'{chunksize!r}.')
+    initial = _initial_mapping(kane, initial_conditions)
+    if constants is None:
+        constants = {}
+    if not hasattr(constants, 'items'):
+        raise TypeError(f'constants must be a mapping from SymPy symbols to '
+                        f'numbers, not {type(constants).__name__}.')
+    constants = dict(constants)
+    keys, is_state, values, given = _classify(kane, cases)
+    if not cases:
+        return []
+    job = {'t_span': t_span, 'initial_conditions': initial,
+           'constants': constants, 'keys': keys, 'is_state': is_state,
+           'options': simulate_options}
+    validated = _validate(model, job, values, given)
+    _check_constant_keys(kane, keys, is_state, constants, simulate_options,
+                         validated)
+    backend = (validated[0].backend if validated else
+               resolve_backend(simulate_options.get('backend', 'auto')))
+    bar = _progress_bar(progress, len(cases))
+    try:
+        if executor is None:
+            records = _run_serial(model, job, values, given, bar)
+        else:
+            records = _run_parallel(model, kane, job, values, given,
+                                    executor, chunksize, bar)
+    finally:
+        if bar is not None:
+            bar.close()
+    results = []
+    for i, record in enumerate(records):
+        if isinstance(record, SimulationResult):
+            results.append(record)
+        elif 'error' in record:
+            _, case_constants = _case_arguments(job, values[i], given[i])
+            results.append(_failure(kane, record['error'], case_constants,
+                                    backend))
+        else:
+            results.append(SimulationResult(
+                coordinates=tuple(kane.q), speeds=tuple(kane.u), **record))
+    return results
+
+
+def _failed(record):
+    if isinstance(record, SimulationResult):
+        return not record.success
+    return 'error' in record or not record['success']
+
+
+def _update(bar, done, failures):
+    if bar is not None:
+        bar.update(done)
+        bar.set_postfix(failures=failures)
+
+
+def _run_serial(model, job, values, given, bar):
+    records, failures = [], 0
+    for i in range(len(values)):
+        initial, constants = _case_arguments(job, values[i], given[i])
+        try:
+            record = simulate(model, job['t_span'], initial, constants,
+                              **job['options'])
+        except Exception as error:
+            record = {'error': _describe(error)}
+        failures += _failed(record)
+        records.append(record)
+        _update(bar, 1, failures)
+    return records
+
+
+def _run_parallel(model, kane, job, values, given, executor, chunksize,
+                  bar):
+    n = len(values)
+    models, solvers = _prepared_state(kane, job['constants'])
+    model_data = _dumps((model, kane, models, solvers), 'the model')
+    job_data = _dumps(job, 'the options',
+                      by_value=_from_script(job['options']))
+    model_token = hashlib.sha256(model_data).hexdigest()
+    job_token = hashlib.sha256(job_data).hexdigest()
+    size = chunksize or _default_chunksize(n, executor)
+    futures = {}
+    try:
+        for start in range(0, n, size):
+            stop = min(n, start + size)
+            chunk = (np.arange(start, stop), values[start:stop],
+                     given[start:stop])
+            future = executor.submit(_run_chunk, model_token, model_data,
+                                     job_token, job_data, chunk)
+            futures[future] = (start, stop)
+        records = [None] * n
+        failures = 0
+        for future in concurrent.futures.as_completed(futures):
+            start, stop = futures[future]
+            try:
+                chunk_records, _ = future.result()
+            except Exception as error:    # the worker itself failed
+                message = f'the worker failed: {_describe(error)}'
+                chunk_records = [(i, {'error': message})
+                                 for i in range(start, stop)]
+            for index, record in chunk_records:
+                records[index] = record
+                failures += _failed(record)
+            _update(bar, stop - start, failures)
+        return records
+    finally:
+        for future in futures:
+            future.cancel()
+
+
+def results_table(results, cases=None, *, outputs=None):
+    r"""The results of a parameter study as a table, one row per case.
+
+    Explanation
+    ===========
+
+    Returns a ``pandas.DataFrame`` (pandas is an optional dependency: ``pip
+    install pandas`` or ``sympy_loads[studies]``) whose index is the case
+    number and whose columns are, in order:
+
+    * the values each case gave (from ``cases``), under the symbol's name
+      for a constant and the name followed by ``_0`` for an initial
+      condition (``u3_0``);
+    * ``success``, ``message`` and ``t_final`` (the last time reached);
+    * the coordinates and speeds at the last sample, under their names;
+    * the outputs at the last sample (a column-matrix output ``F`` gives the
+      columns ``F[0]``, ``F[1]``, ...).
+
+    A case without samples (one that failed) has NaN in the last two
+    groups. A sweep is then plotted in one line, e.g.
+    ``results_table(results, cases).plot(x='k', y='energy')``.
+
+    Examples
+    ========
+
+    A mass on a spring of three stiffnesses, started at ``x = 0.1``, for
+    one second: ``x(1) = 0.1 cos(sqrt(k/m))`` and the energy stays
+    ``k x(0)**2/2``:
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import simulate_many, results_table
+    >>> x, v = me.dynamicsymbols('x v')
+    >>> m, k = sm.symbols('m k')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x); P.set_vel(N, v*N.x)
+    >>> kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, m)],
+    ...                          [(P, -k*x*N.x)])
+    >>> cases = [{k: 2.0}, {k: 4.0}, {k: 8.0}]
+    >>> results = simulate_many(kane, (0, 1), {x: 0.1, v: 0.0},
+    ...                         {m: 1.0}, cases,
+    ...                         outputs={'energy': v**2/2 + k*x**2/2})
+    >>> table = results_table(results, cases)
+    >>> list(table.columns)
+    ['k', 'success', 'message', 't_final', 'x', 'v', 'energy']
+    >>> print(table[['k', 'x', 'energy']].round(6))
+            k         x  energy
+    case
+    0     2.0  0.015594    0.01
+    1     4.0 -0.041615    0.02
+    2     8.0 -0.095136    0.04
+
+    Parameters
+    ==========
+
+    results : sequence of SimulationResult
+        From :func:`simulate_many` (or any list of results of one model).
+    cases : sequence of mappings, optional
+        The cases of the study, for the first columns.
+    outputs : sequence of str, optional
+        The outputs to include (default: all of them).
+
+    Returns
+    =======
+
+    pandas.DataFrame
+    """
+    try:
+        import pandas as pd
+    except ImportError:
+        raise ImportError('results_table() needs pandas: pip install pandas '
+                          '(or the extra sympy_loads[studies]).') from None
+    results = list(results)
+    for i, result in enumerate(results):
+        if not isinstance(result, SimulationResult):
+            raise TypeError(f'results[{i}] must be a SimulationResult, not '
+                            f'{type(result).__name__}.')
+    if cases is not None:
+        cases = _check_cases(cases)
+        if len(cases) != len(results):
+            raise ValueError(f'cases has {len(cases)} entries for '
+                             f'{len(results)} results.')
+    # the shape of each output, from a result that has samples
+    widths = {}
+    for result in results:
+        for name, value in result.outputs.items():
+            value = np.asarray(value)
+            widths.setdefault(name, None if value.ndim == 1
+                              else value.shape[1])
+    if outputs is None:
+        chosen = list(widths)
+    else:
+        chosen = [outputs] if isinstance(outputs, str) else list(outputs)
+        unknown = [name for name in chosen if name not in widths]
+        if unknown:
+            raise ValueError(f'outputs: {unknown} are not outputs of the '
+                             f'results; they have {list(widths)}.')
+    # the case columns, in order of first appearance
+    columns = {}
+    for case in (cases or ()):
+        for key in case:
+            name = getattr(key, 'name', str(key))
+            columns.setdefault(key, name + '_0' if isinstance(
+                key, AppliedUndef) else name)
+    rows = []
+    for i, result in enumerate(results):
+        row = {name: float(cases[i][key]) if key in cases[i] else np.nan
+               for key, name in columns.items()}
+        if any(name in row for name in ('success', 'message', 't_final')):
+            raise ValueError('cases: a symbol named success, message or '
+                             't_final clashes with the columns of the '
+                             'table; rename it.')
+        row['success'] = bool(result.success)
+        row['message'] = result.message
+        has = len(result.t) > 0
+        row['t_final'] = float(result.t[-1]) if has else np.nan
+        final = {}
+        for names, values in ((result.q_names, result.q),
+                              (result.u_names, result.u)):
+            for j, name in enumerate(names):
+                final[name] = float(values[-1, j]) if has else np.nan
+        for name in chosen:
+            width = widths[name]
+            value = np.asarray(result.outputs[name]) if (
+                has and name in result.outputs) else None
+            if width is None:
+                final[name] = float(value[-1]) if value is not None \
+                    else np.nan
+            else:
+                for j in range(width):
+                    final[f'{name}[{j}]'] = (float(value[-1, j]) if value
+                                             is not None else np.nan)
+        clash = sorted(set(final) & set(row))
+        if clash:
+            raise ValueError(f'the columns {clash} of the cases clash with '
+                             f'the final states or outputs; rename them.')
+        row.update(final)
+        rows.append(row)
+    table = pd.DataFrame(rows, index=pd.RangeIndex(len(rows), name='case'))
+    return table

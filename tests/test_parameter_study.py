@@ -1,0 +1,391 @@
+"""simulate_many and results_table: a four-bar study run serially, on a
+process pool, on a thread pool and on a Dask LocalCluster (2 worker
+processes), and the pickling of everything that crosses to a worker."""
+
+import concurrent.futures as cf
+import multiprocessing
+import pickle
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import sympy as sm
+import sympy.physics.mechanics as me
+
+from sympy_loads import (HolonomicConstraintSolver, SimulationResult,
+                         results_table, simulate, simulate_many)
+from sympy_loads import parameter_study
+from sympy_loads._numeric import codegen
+from sympy_loads.examples import four_bar
+from sympy_loads.simulation import _CACHE, _SOLVERS
+
+cloudpickle = pytest.importorskip('cloudpickle')
+
+T_SPAN = (0.0, 0.5)
+T_EVAL = np.linspace(0.0, 0.5, 11)
+FAILING = 2          # the case in the middle that cannot be assembled
+
+
+@pytest.fixture(scope='module')
+def study():
+    """Five cases of Moore's four-bar; case 2 has a crank of 10 m, so the
+    loop cannot close and the case fails at assembly."""
+    model = four_bar.build_model()
+    q1 = model.q[0]
+    k, la = model.symbols['k'], model.symbols['la']
+    cases = [{k: 10.0}, {k: 20.0, q1: 0.5}, {la: 10.0}, {k: 40.0},
+             {q1: 1.0, k: 5.0}]
+    options = dict(t_eval=T_EVAL, outputs={'energy': model.energy})
+    initial = four_bar.initial_conditions(model)
+    constants = four_bar.constants_of(model)
+    serial = simulate_many(model.kane, T_SPAN, initial, constants, cases,
+                           **options)
+    return SimpleNamespace(model=model, cases=cases, options=options,
+                           initial=initial, constants=constants,
+                           serial=serial, k=k, la=la, q1=q1)
+
+
+@pytest.fixture(scope='module')
+def process_pool():
+    # spawn: the workers start from scratch, as on macOS and Windows
+    with cf.ProcessPoolExecutor(
+            2, mp_context=multiprocessing.get_context('spawn')) as pool:
+        yield pool
+
+
+@pytest.fixture(scope='module')
+def dask_executor():
+    distributed = pytest.importorskip('distributed')
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1,
+                                  processes=True, dashboard_address=None,
+                                  silence_logs=40) as cluster, \
+            distributed.Client(cluster) as client:
+        yield client.get_executor()
+
+
+@pytest.fixture(scope='module')
+def thread_pool():
+    with cf.ThreadPoolExecutor(2) as pool:
+        yield pool
+
+
+EXECUTORS = ['process_pool', 'dask_executor', 'thread_pool']
+
+
+def assert_same_result(a, b, tolerance=1e-12):
+    assert a.success == b.success
+    assert a.message == b.message
+    assert a.q_names == b.q_names and a.u_names == b.u_names
+    assert a.coordinates == b.coordinates and a.speeds == b.speeds
+    assert dict(a.constants) == dict(b.constants)
+    for name in ('t', 'q', 'u', 'constraint_residual', 'velocity_residual'):
+        x, y = getattr(a, name), getattr(b, name)
+        assert x.shape == y.shape, name
+        np.testing.assert_allclose(x, y, rtol=0, atol=tolerance, err_msg=name)
+    assert a.outputs.keys() == b.outputs.keys()
+    for name in a.outputs:
+        np.testing.assert_allclose(a.outputs[name], b.outputs[name], rtol=0,
+                                   atol=tolerance)
+
+
+def test_serial_study_is_simulate_case_by_case(study):
+    k, q1 = study.k, study.q1
+    initial = {**study.initial, q1: 0.5}
+    constants = {**study.constants, k: 20.0}
+    alone = simulate(study.model.kane, T_SPAN, initial, constants,
+                     **study.options)
+    assert_same_result(study.serial[1], alone, tolerance=0.0)
+    assert study.serial[1].q[0, 0] == 0.5
+
+
+def test_failing_case_in_the_middle_loses_nothing_else(study):
+    results = study.serial
+    assert [r.success for r in results] == [True, True, False, True, True]
+    failed = results[FAILING]
+    assert failed.message.startswith('ConstraintSolverError: ')
+    assert failed.status == -1
+    assert failed.t.shape == (0,) and failed.q.shape == (0, 3)
+    assert dict(failed.constants)[study.la] == 10.0
+    for result in results[:FAILING] + results[FAILING + 1:]:
+        assert result.constraint_residual.max() <= 1e-10
+        np.testing.assert_allclose(result.t, T_EVAL, rtol=0, atol=0)
+
+
+def test_results_follow_the_order_of_the_cases(study):
+    q1 = study.q1
+    for case, result in zip(study.cases, study.serial):
+        constants = dict(result.constants)
+        for key, value in case.items():
+            if key == q1:
+                assert result.q[0, 0] == value
+            else:
+                assert constants[key] == value
+    # the stiffer spring moves the crank differently
+    finals = [r.q[-1, 0] for r in study.serial if r.success]
+    assert len(set(np.round(finals, 9))) == 4
+
+
+@pytest.mark.parametrize('executor_name', EXECUTORS)
+def test_parallel_results_equal_the_serial_ones(study, executor_name,
+                                                request):
+    executor = request.getfixturevalue(executor_name)
+    results = simulate_many(study.model.kane, T_SPAN, study.initial,
+                            study.constants, study.cases, executor=executor,
+                            chunksize=2, **study.options)
+    assert len(results) == len(study.cases)
+    for parallel, serial in zip(results, study.serial):
+        assert isinstance(parallel, SimulationResult)
+        assert_same_result(parallel, serial)
+    assert not results[FAILING].success
+
+
+def test_a_worker_loads_the_model_once(study, process_pool):
+    kane = study.model.kane
+    models, solvers = parameter_study._prepared_state(kane, study.constants)
+    data = parameter_study._dumps((kane, kane, models, solvers), 'model')
+    job = {'t_span': T_SPAN, 'initial_conditions': study.initial,
+           'constants': study.constants, 'keys': [study.k],
+           'is_state': [False], 'options': {}}
+    job_data = parameter_study._dumps(job, 'options')
+    chunk = (np.array([0]), np.array([[15.0]]), np.array([[True]]))
+    futures = [process_pool.submit(parameter_study._run_chunk, 'token-a',
+                                   data, 'job-a', job_data, chunk)
+               for _ in range(8)]
+    outcomes = [f.result() for f in futures]
+    loads = {}
+    for records, info in outcomes:
+        assert records[0][1]['success']
+        loads.setdefault(info['pid'], []).append(info['loaded'])
+    assert len(loads) <= 2
+    assert sum(sum(flags) for flags in loads.values()) == len(loads)
+    finals = {tuple(records[0][1]['q'][-1]) for records, _ in outcomes}
+    assert len(finals) == 1
+
+
+def test_specified_input_defined_here_crosses_to_processes(process_pool):
+    """A lambda in ``specified`` travels by cloudpickle."""
+    x, v = me.dynamicsymbols('x v')
+    force = me.dynamicsymbols('F')
+    m, k = sm.symbols('m k')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x*N.x)
+    P.set_vel(N, v*N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, m)],
+                         [(P, (force - k*x)*N.x)])
+    args = (kane, (0, 2), {x: 0.0, v: 0.0}, {m: 1.0})
+    cases = [{k: value} for value in (1.0, 4.0, 9.0)]
+    options = dict(specified={force: lambda t: np.sin(0.5*t)},
+                   t_eval=[1.0, 2.0])
+    serial = simulate_many(*args, cases, **options)
+    parallel = simulate_many(*args, cases, executor=process_pool,
+                             **options)
+    for a, b in zip(serial, parallel):
+        assert_same_result(a, b)
+    # x'' + k x = sin(t/2) from rest: x = (sin(t/2) - sin(w t)/(2 w))/(k - 1/4)
+    for case, result in zip(cases, serial):
+        w = np.sqrt(case[k])
+        t = result.t
+        exact = (np.sin(0.5*t) - 0.5*np.sin(w*t)/w)/(case[k] - 0.25)
+        np.testing.assert_allclose(result.q[:, 0], exact, atol=1e-8)
+
+
+class RecordingExecutor(cf.Executor):
+    """Counts submissions, and fails each one as a lost worker would."""
+
+    def __init__(self):
+        self.submitted = 0
+
+    def submit(self, fn, *args, **kwargs):
+        self.submitted += 1
+        future = cf.Future()
+        future.set_exception(RuntimeError('worker lost'))
+        return future
+
+
+def test_argument_errors_are_raised_before_any_work(study):
+    kane, k = study.model.kane, study.k
+    executor = RecordingExecutor()
+    base = (kane, T_SPAN, study.initial, study.constants)
+    z = sm.Symbol('z')
+    other = me.dynamicsymbols('w')
+    bad = [
+        (ValueError, 'neither coordinates, speeds nor constants',
+         [{k: 1.0}, {z: 2.0}], {}),
+        (ValueError, 'not a coordinate or speed', [{other: 1.0}], {}),
+        (ValueError, 'neither a coordinate', [{'k': 1.0}], {}),
+        (TypeError, r'cases\[1\]\[k\] must be a real number',
+         [{k: 1.0}, {k: 'stiff'}], {}),
+        (ValueError, 'must be finite', [{k: np.nan}], {}),
+        (TypeError, r'cases\[0\] must be a mapping', [[k, 1.0]], {}),
+        (TypeError, 'cases must be a sequence', {k: 1.0}, {}),
+        (ValueError, 'method', [{k: 1.0}], {'method': 'Euler'}),
+        (ValueError, 't_eval', [{k: 1.0}], {'t_eval': [0.0, 9.0]}),
+        (TypeError, 'unexpected keyword', [{k: 1.0}], {'rtoll': 1e-6}),
+        (ValueError, 'chunksize', [{k: 1.0}], {'chunksize': 0}),
+    ]
+    for error, match, cases, options in bad:
+        with pytest.raises(error, match=match):
+            simulate_many(*base, cases, executor=executor, **options)
+    # a constant missing in one case only
+    constants = dict(study.constants)
+    del constants[k]
+    with pytest.raises(ValueError, match=r'cases\[1\]: .*missing constants'):
+        simulate_many(kane, T_SPAN, study.initial, constants,
+                      [{k: 1.0}, {study.q1: 0.2}], executor=executor)
+    with pytest.raises(TypeError, match='executor must be'):
+        simulate_many(*base, [{k: 1.0}], executor=object())
+    assert executor.submitted == 0
+    assert simulate_many(*base, [], executor=executor) == []
+
+
+def test_a_lost_worker_fails_its_cases_only(study):
+    executor = RecordingExecutor()
+    results = simulate_many(study.model.kane, T_SPAN, study.initial,
+                            study.constants, study.cases[:3],
+                            executor=executor, chunksize=2)
+    assert executor.submitted == 2
+    assert [r.success for r in results] == [False] * 3
+    assert results[0].message == ('the worker failed: RuntimeError: worker '
+                                  'lost')
+
+
+def test_progress_bar_counts_cases_and_failures(study, capsys):
+    pytest.importorskip('tqdm')
+    simulate_many(study.model.kane, T_SPAN, study.initial, study.constants,
+                  study.cases, progress=True, **study.options)
+    err = capsys.readouterr().err
+    assert '5/5' in err and 'failures=1' in err
+
+
+def test_results_table_holds_final_states_and_outputs(study):
+    pd = pytest.importorskip('pandas')
+    table = results_table(study.serial, study.cases)
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.columns) == [
+        'k', 'q1_0', 'l_a', 'success', 'message', 't_final', 'q1', 'q2',
+        'q3', 'u1', 'u2', 'u3', 'energy']
+    assert table.index.name == 'case' and len(table) == 5
+    assert list(table['success']) == [True, True, False, True, True]
+    for i, result in enumerate(study.serial):
+        if not result.success:
+            continue
+        assert table.loc[i, 'q2'] == result.q[-1, 1]
+        assert table.loc[i, 'u3'] == result.u[-1, 2]
+        assert table.loc[i, 'energy'] == result.outputs['energy'][-1]
+        assert table.loc[i, 't_final'] == 0.5
+    assert table.loc[1, 'q1_0'] == 0.5 and np.isnan(table.loc[0, 'q1_0'])
+    assert np.isnan(table.loc[FAILING, 'q1']) and table.loc[FAILING,
+                                                            'l_a'] == 10.0
+    only = results_table(study.serial, outputs=[])
+    assert 'energy' not in only.columns and 'k' not in only.columns
+    with pytest.raises(ValueError, match='not outputs'):
+        results_table(study.serial, outputs=['power'])
+    with pytest.raises(ValueError, match='4 entries for 5 results'):
+        results_table(study.serial, study.cases[:4])
+
+
+# ---------------------------------------------------------------------------
+# Pickling of what crosses to a worker
+
+@pytest.mark.parametrize('dumps', [pickle.dumps, cloudpickle.dumps],
+                         ids=['pickle', 'cloudpickle'])
+def test_numeric_model_round_trips_with_identical_results(study, dumps):
+    kane = study.model.kane
+    for numeric_model in _CACHE[kane].values():
+        copy = pickle.loads(dumps(numeric_model))
+        assert copy.constants == numeric_model.constants
+        assert copy.backend == numeric_model.backend
+        assert not np.array_equal(copy.fn, numeric_model.fn) or \
+            numeric_model.backend == 'numpy'
+        rng = np.random.default_rng(1)
+        for name, function in numeric_model.functions.items():
+            x = rng.normal(size=(4, function.n_in))
+            assert np.array_equal(copy.functions[name](x), function(x))
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('dumps', [pickle.dumps, cloudpickle.dumps],
+                         ids=['pickle', 'cloudpickle'])
+def test_constraint_solver_round_trips_after_a_solve(study, backend, dumps):
+    model = study.model
+    constants = {s: study.constants[s] for s in model.fh.free_symbols
+                 if s in study.constants}
+    solver = HolonomicConstraintSolver.from_kanes_method(
+        model.kane, constants, backend=backend)
+    angles = np.linspace(0.0, 1.2, 7)
+    guesses = np.column_stack([angles, np.full(7, 0.1), np.full(7, -2.6)])
+    before = solver.solve_positions(guesses)     # a compiled solve first
+    copy = pickle.loads(dumps(solver))
+    assert copy.backend == solver.backend == backend
+    assert repr(copy) == repr(solver)
+    after = copy.solve_positions(guesses)
+    assert np.array_equal(after, before)
+    assert np.max(np.abs(copy.residual(after))) <= 1e-12
+    qdot = np.array([1.0, 0.0, 0.0])
+    assert np.array_equal(copy.solve_velocities(before[3], qdot),
+                          solver.solve_velocities(before[3], qdot))
+    # and the copy pickles again
+    again = pickle.loads(dumps(copy))
+    assert np.array_equal(again.solve_positions(guesses), before)
+
+
+def test_solvers_sent_with_the_model_are_reused(study):
+    kane = study.model.kane
+    models, solvers = parameter_study._prepared_state(kane, study.constants)
+    assert models and solvers
+    assert all(s.constants[study.la] == 0.8 for s in solvers.values())
+    assert len(_SOLVERS[kane]) >= len(solvers)
+
+
+def test_generated_function_on_another_processor_is_compiled_again(
+        monkeypatch):
+    if not codegen.symengine_available() or codegen.host_fingerprint() is \
+            None:
+        pytest.skip('needs SymEngine and llvmlite')
+    x, y = sm.symbols('x y')
+    exprs = [sm.sin(x)*y + x**3/7, sm.sqrt(1 + y**2)*sm.exp(-x)]
+    function = codegen.GeneratedFunction([x, y], exprs, 'llvm')
+    data = pickle.dumps(function)
+    builds = []
+    build = codegen.GeneratedFunction._build_llvm
+    monkeypatch.setattr(codegen.GeneratedFunction, '_build_llvm',
+                        lambda self: builds.append(1) or build(self))
+    same = pickle.loads(data)          # machine code loaded as it is
+    assert builds == []
+    monkeypatch.setattr(codegen, '_HOST', [('elsewhere',)])
+    other = pickle.loads(data)         # compiled again from expressions
+    assert builds == [1]
+    point = np.array([0.3, -1.7])
+    assert np.array_equal(same(point), function(point))
+    np.testing.assert_allclose(other(point), function(point), rtol=1e-15)
+    assert other.data != function.data
+
+
+def test_results_table_spreads_a_column_output_and_names_initial_values():
+    pytest.importorskip('pandas')
+    x, v = me.dynamicsymbols('x v')
+    m, k = sm.symbols('m k')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x*N.x)
+    P.set_vel(N, v*N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, m)], [(P, -k*x*N.x)])
+    cases = [{x: 0.1}, {x: 0.2, k: 9.0}]
+    results = simulate_many(kane, (0, 1), {x: 0.0, v: 0.0},
+                            {m: 1.0, k: 4.0}, cases,
+                            outputs={'state': sm.Matrix([x, v])})
+    table = results_table(results, cases)
+    assert list(table.columns) == ['x_0', 'k', 'success', 'message',
+                                   't_final', 'x', 'v', 'state[0]',
+                                   'state[1]']
+    assert np.isnan(table.loc[0, 'k']) and table.loc[1, 'k'] == 9.0
+    # x(1) = x0 cos(sqrt(k/m)), the output equals the state
+    np.testing.assert_allclose(table['x'], [0.1*np.cos(2.0),
+                                            0.2*np.cos(3.0)], atol=1e-8)
+    assert list(table['state[0]']) == list(table['x'])
+    assert list(table['state[1]']) == list(table['v'])
