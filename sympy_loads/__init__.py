@@ -27,6 +27,8 @@ from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
 from .simulation import SimulationError, SimulationResult, simulate
+from .parameter_study import results_table, simulate_many
+from .animation import animate, point_positions, save_gif
 
 __version__ = '0.1.0'
 
@@ -56,4 +58,8 @@ __all__ = [
     'HolonomicConstraintSolver', 'ConstraintAnalysis', 'ConstraintSolverError',
     # simulation
     'simulate', 'SimulationResult', 'SimulationError',
+    # parameter_study
+    'simulate_many', 'results_table',
+    # animation
+    'point_positions', 'animate', 'save_gif',
 ]

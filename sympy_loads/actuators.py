@@ -1,7 +1,8 @@
 r"""Translational and rotational spring-damper-actuators (TSDA and RSDA).
 
-The two elements of seed 004 that combine a linear spring, a linear damper,
-Coulomb friction and an arbitrary actuator force (or torque) in one load.
+The two elements of the course notes "Three-Dimensional Generalized Forces"
+[Notes3D]_ that combine a linear spring, a linear damper, Coulomb friction
+and an arbitrary actuator force (or torque) in one load [Moore]_.
 They are SymPy actuators: :class:`SpringDamperActuator` is a
 ``ForceActuator`` that works on any SymPy pathway and
 :class:`RotationalSpringDamperActuator` is a ``TorqueActuator``; their
@@ -10,9 +11,10 @@ They are SymPy actuators: :class:`SpringDamperActuator` is a
 References
 ==========
 
-.. [Seed004] Course notes "Three-Dimensional Generalized Forces":
-   translational and rotational spring-damper-actuators.
-.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+.. [Notes3D] Course notes "Three-Dimensional Generalized Forces"
+   (body-coordinate formulation): translational and rotational
+   spring-damper-actuators.
+.. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
    Torque", section "Springs & Dampers".
 """
 
@@ -97,11 +99,15 @@ class SpringDamperActuator(ForceActuator):
 
     A linear spring, a linear damper, Coulomb friction and an actuator
     acting in parallel along a pathway of length ``l``. The
-    scalar *tension* (positive when it pulls the ends together) is::
+    scalar *tension* (positive when it pulls the ends together) is
+    [Notes3D]_ [Moore]_
 
-        f = k (l - l0) + c l' + f_F sgn(l') + f_ACT(l, l', t)
+    .. math::
 
-    with ``l'`` the pathway's lengthening speed. Sign convention, shown for
+       f = k (l - l_0) + c \dot{l} + f_F \operatorname{sgn}(\dot{l})
+           + f_{ACT}(l, \dot{l}, t)
+
+    with :math:`\dot{l}` the pathway's lengthening speed. Sign convention, shown for
     a straight pathway between ``P`` and ``Q``::
 
              tension f > 0: pulls the ends together
@@ -116,7 +122,8 @@ class SpringDamperActuator(ForceActuator):
     pathway the power of the loads is ``-f l'``). For a straight pathway the
     force on ``P`` is
     ``f/l`` times the vector from ``P`` to ``Q`` and the force on ``Q`` is
-    its opposite (seed 004's ``F_on_i = f d_ij / l``).
+    its opposite (the course notes' :math:`\bar{F}_i = f \bar{d}_{ij}/l`
+    [Notes3D]_).
 
     Power: the spring part is conservative (its power ``-k (l - l0) l'`` is
     the rate of decrease of ``k (l - l0)**2 / 2``); the damper's power
@@ -211,10 +218,9 @@ class SpringDamperActuator(ForceActuator):
     References
     ==========
 
-    .. [Seed004] "Three-Dimensional Generalized Forces",
-       translational spring-damper-actuator:
-       ``f = k(l - l0) + c l' + f_F sign(l') + f_ACT(l, l', t)``.
-    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+    .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
+       translational spring-damper-actuator.
+    .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
        Torque", section "Springs & Dampers" (tension-positive convention).
     """
 
@@ -321,8 +327,10 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def tension(self):
-        """The tension-positive scalar ``k (l - l0) + c l' + f_F sgn(l') +
-        f_ACT`` of seed 004 (positive pulls the ends together)."""
+        r"""The tension-positive scalar :math:`k (l - l_0) + c \dot{l} +
+        f_F \operatorname{sgn}(\dot{l}) + f_{ACT}` of the course notes
+        "Three-Dimensional Generalized Forces" (positive pulls the ends
+        together)."""
         _check_pathway_length(self.pathway)
         length = self.length
         speed = self.lengthening_speed
@@ -395,13 +403,18 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     A torsional spring, a rotational damper, Coulomb friction and an
     actuator acting in parallel between two frames about a unit axis ``h``
-    (seed 004). The angle ``theta`` is measured positive counterclockwise
+    [Notes3D]_. The angle ``theta`` is measured positive counterclockwise
     about ``h`` from the reaction frame to the target frame, and the scalar
-    torque (positive when it resists a positive ``theta``) is::
+    torque (positive when it resists a positive ``theta``) is
 
-        T = k (theta - theta0) + c theta' + T_F sgn(theta') + T_ACT
+    .. math::
 
-        theta' = h . (omega_target - omega_reaction)
+       T = k (\theta - \theta_0) + c \dot{\theta}
+           + T_F \operatorname{sgn}(\dot{\theta}) + T_{ACT}, \qquad
+       \dot{\theta} = \hat{h} \cdot (\bar{\omega}_{target}
+           - \bar{\omega}_{reaction})
+
+    Sign convention::
 
             h ^    target frame: torque -T h
               |      ___
@@ -411,11 +424,11 @@ class RotationalSpringDamperActuator(TorqueActuator):
               |    reaction frame: torque +T h
 
     The target frame receives the torque ``-T h`` and the reaction frame
-    (if given) the equal and opposite ``+T h``, as in seed 004
-    (``Q_on_j = -T h``). SymPy's ``TorqueActuator`` convention (a positive
-    torque drives the target positively about the axis) is kept on
-    :attr:`torque`, which is ``-T``; :attr:`resisting_torque` is seed 004's
-    ``T``.
+    (if given) the equal and opposite ``+T h``, as in the course notes
+    (:math:`\bar{Q}_j = -T \hat{h}`). SymPy's ``TorqueActuator`` convention
+    (a positive torque drives the target positively about the axis) is kept
+    on :attr:`torque`, which is ``-T``; :attr:`resisting_torque` is the
+    course notes' ``T``.
 
     ``theta`` is whatever angle expression the user supplies (for a pin
     joint, :meth:`at_pin_joint` uses the joint coordinate). ``theta'`` is
@@ -484,10 +497,8 @@ class RotationalSpringDamperActuator(TorqueActuator):
     References
     ==========
 
-    .. [Seed004] "Three-Dimensional Generalized Forces",
-       rotational spring-damper-actuator:
-       ``T = k(theta - theta0) + c theta' + T_F sign(theta') + T_ACT``,
-       ``theta' = h_i . (omega_j - omega_i)``, ``Q_on_j = -T h_i``.
+    .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
+       rotational spring-damper-actuator.
     """
 
     def __init__(self, angle, axis, target_frame, reaction_frame=None, *,
@@ -620,8 +631,9 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def resisting_torque(self):
-        """Seed 004's ``T = k (theta - theta0) + c theta' + T_F sgn(theta')
-        + T_ACT``, positive when it resists a positive ``theta``."""
+        r"""The course notes' :math:`T = k (\theta - \theta_0) + c
+        \dot{\theta} + T_F \operatorname{sgn}(\dot{\theta}) + T_{ACT}`,
+        positive when it resists a positive ``theta``."""
         speed = self.angular_speed
         torque = S0 = sm.S.Zero
         if self.stiffness != S0:

@@ -1,14 +1,17 @@
 r"""Quadratic aerodynamic drag on a point moving through air.
 
 The drag force opposes the velocity of the aerodynamic center relative to
-the air and grows with its square [Moore]_::
+the air and grows with its square [Moore]_:
 
-    F = -1/2 rho C_d A |v_rel| v_rel,      v_rel = v_P - v_wind
+.. math::
+
+   \bar{F} = -\tfrac{1}{2} \rho C_d A \, |\bar{v}_{rel}| \, \bar{v}_{rel},
+   \qquad \bar{v}_{rel} = \bar{v}_P - \bar{v}_{wind}
 
 The magnitude ``|v_rel|`` is written with :class:`euclidean_norm`, a SymPy
 function equal to ``sqrt(v_rel . v_rel)`` whose derivative is written so that
 it, too, evaluates to a finite number (zero) at rest. The force itself is
-finite at rest with a plain square root as well (SymPy turns the seed's
+finite at rest with a plain square root as well (SymPy turns the textbook's
 ``normalize(v) * (v . v)`` into ``sqrt(v . v) * v``), but the symbolic
 derivative of that form contains ``v_i v_j / sqrt(v . v)``, which is 0/0 at
 rest, so a linearization about rest would evaluate to NaN.
@@ -38,9 +41,14 @@ class AerodynamicDrag(ActuatorBase):
     ===========
 
     The force on ``point`` opposes its velocity relative to the air and has
-    magnitude (1/2) rho C_d A v_rel^2 [Moore]_::
+    magnitude :math:`\tfrac{1}{2} \rho C_d A v_{rel}^2` [Moore]_:
 
-        F = -1/2 rho C_d A |v_rel| v_rel,    v_rel = v_P - v_wind
+    .. math::
+
+       \bar{F} = -\tfrac{1}{2} \rho C_d A \, |\bar{v}_{rel}| \,
+       \bar{v}_{rel}, \qquad \bar{v}_{rel} = \bar{v}_P - \bar{v}_{wind}
+
+    Sign convention::
 
                v_rel
         F <-----o----->        (F is antiparallel to v_rel)
@@ -60,7 +68,7 @@ class AerodynamicDrag(ActuatorBase):
     Examples
     ========
 
-    The seed's point P moving in still air with velocity u_x n_x + u_y n_y
+    The textbook's point P moving in still air with velocity u_x n_x + u_y n_y
     + u_z n_z; for motion along n_x only the force reduces to
     ``-A C_d rho u_x |u_x| / 2`` along n_x:
 

@@ -94,7 +94,8 @@ def moment(loads, point):
     Examples
     ========
 
-    Seed example: two bound forces and their moment about P = -5 n_x.
+    Moore's example ("Force, Moment, and Torque"): two bound forces and
+    their moment about P = -5 n_x.
 
     >>> from sympy.physics.mechanics import Point, ReferenceFrame
     >>> from sympy_loads import moment

@@ -155,9 +155,13 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
     ===========
 
     The force has the constant magnitude ``mu_k N`` and opposes the slip
-    speed ``v`` [Moore]_::
+    speed ``v`` [Moore]_:
 
-        F = -mu_k N sgn(v)
+    .. math::
+
+       F = -\mu_k N \operatorname{sgn}(v)
+
+    ::
 
             F ^
         muN |------           v > 0: F = -mu N
@@ -239,9 +243,11 @@ def viscous_friction(speed, coefficient):
     ===========
 
     A force proportional to the slip speed that opposes it, e.g. a
-    lubricated contact [Flores2023]_::
+    lubricated contact [Flores2023]_:
 
-        F = -c_v v
+    .. math::
+
+       F = -c_v v
 
     Examples
     ========
@@ -298,9 +304,14 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
 
     At low slip speed the friction level falls from the static value
     ``mu_s N`` to the kinetic value ``mu_k N`` over a speed scale ``v_s``
-    (the Stribeck effect); a viscous term may be added [Flores2023]_::
+    (the Stribeck effect); a viscous term may be added [Flores2023]_:
 
-        F = -[mu_k N + (mu_s - mu_k) N exp(-(|v|/v_s)**delta)] sgn(v) - c_v v
+    .. math::
+
+       F = -\left[\mu_k N + (\mu_s - \mu_k) N
+           e^{-(|v|/v_s)^\delta}\right] \operatorname{sgn}(v) - c_v v
+
+    ::
 
             |F|
         musN |  .
@@ -642,7 +653,7 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
       ``-f(0) sgn'(0) I``.
 
     The force then opposes the slip direction in every direction of the
-    plane, with no hand-derived signs (compare seed 000's per-component
+    plane, with no hand-derived signs (compare the textbook's per-component
     ``-|v_x|/v_x mu F_z``, which is ``0/0`` at ``v_x = 0``). The
     derivatives (a Jacobian, ``KanesMethod.linearize``) contain no
     ``Piecewise`` or ``DiracDelta`` and are finite everywhere; at zero slip
@@ -769,7 +780,8 @@ class SlidingFriction(ActuatorBase):
     >>> friction.slip_velocity
     Derivative(x(t), t)*N.x + Derivative(y(t), t)*N.y
 
-    Sliding along ``N.x`` alone it is seed 000's ``-mu m g sign(x')``, and
+    Sliding along ``N.x`` alone it is Moore's :math:`-\mu m g
+    \operatorname{sgn}(\dot{x})` ("Force, Moment, and Torque"), and
     it is zero at rest:
 
     >>> F = friction.to_loads()[0].vector

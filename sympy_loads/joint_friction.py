@@ -13,12 +13,13 @@ module does that for SymPy's ``PinJoint``, ``PrismaticJoint``,
   magnitudes are unknown ``dynamicsymbols``; :meth:`JointFriction.prepare`
   generates the numeric function giving them from the reaction, and
   ``simulate(..., joint_friction=[...])`` resolves the loop by relaxation, as
-  seed 004 prescribes.
+  the course notes "Three-Dimensional Generalized Forces" prescribe
+  [Notes3D]_.
 
 References
 ==========
 
-.. [Seed004] "Three-Dimensional Generalized Forces", course notes, sections
+.. [Notes3D] "Three-Dimensional Generalized Forces", course notes, sections
    "Axial Coulomb friction in cylindrical or prismatic joints", "Torsional
    Coulomb friction in revolute or cylindrical joints" and "Torsional Coulomb
    friction in spherical joint".
@@ -400,7 +401,7 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     ========
 
     A pendulum of mass ``m`` on a pin; the rod tension is
-    ``m (g cos(theta) + L theta'**2)`` [Seed004]_:
+    :math:`m (g \cos\theta + L \dot{\theta}^2)` [Notes3D]_:
 
     >>> import sympy as sm
     >>> from sympy.physics.mechanics import (PinJoint, RigidBody, System,
@@ -467,8 +468,8 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, sec. 5.9.
-    .. [Seed004] "Three-Dimensional Generalized Forces", course notes: joint
-       friction is computed from the constraint (reaction) forces.
+    .. [Notes3D] "Three-Dimensional Generalized Forces", course notes:
+       joint friction is computed from the constraint (reaction) forces.
     """
     kind = _joint_kind(joint)
     N, bodies, loads, joints, q, u, qdot_map = _model_parts(model, frame)
@@ -541,7 +542,8 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
 
 def _friction_magnitudes(kind, force, omega, params, backend):
     """Friction magnitudes from the reaction force components ``force`` (in
-    the joint frame) per seed 004; ``omega`` are the components of the
+    the joint frame) per the course notes "Three-Dimensional Generalized
+    Forces"; ``omega`` are the components of the
     relative angular velocity in the same frame (spherical joint only).
     ``backend`` is ``sympy`` or ``numpy``."""
     mu, radius, end_mu, end_radius, alpha, preload = params
@@ -577,21 +579,29 @@ class JointFriction(ActuatorBase):
     Explanation
     ===========
 
-    The friction magnitudes follow seed 004 [Seed004]_, with the reaction
-    force ``(F_x, F_y, F_z)`` on the child resolved in the joint frame
-    (``z`` along the joint axis, see :func:`joint_reactions`) and ``F_p`` an
-    optional preload (a normal force, e.g. from a bearing fit)::
+    The friction magnitudes follow the course notes "Three-Dimensional
+    Generalized Forces" [Notes3D]_, with the reaction force
+    :math:`(F_x, F_y, F_z)` on the child resolved in the joint frame
+    (``z`` along the joint axis, see :func:`joint_reactions`) and
+    :math:`F_p` an optional preload (a normal force, e.g. from a bearing
+    fit):
 
-        PrismaticJoint    f = mu (sqrt(F_x**2 + F_y**2) + F_p)
-        PinJoint          T = mu R (sqrt(F_x**2 + F_y**2) + F_p)
-                              + mu_end R_end |F_z|        (thrust face)
-        CylindricalJoint  f = mu (sqrt(F_x**2 + F_y**2) + F_p),
-                          T = mu R (sqrt(F_x**2 + F_y**2) + F_p)
-        SphericalJoint    T = mu R (F_radial + alpha |F_axial| + F_p),
-                          F_axial = u.F, F_radial = sqrt(|F|**2 - F_axial**2),
-                          u = unit(omega_rel)
+    ================  ==================================================
+    joint             friction force :math:`f` or torque :math:`T`
+    ================  ==================================================
+    PrismaticJoint    :math:`f = \mu (\sqrt{F_x^2 + F_y^2} + F_p)`
+    PinJoint          :math:`T = \mu R (\sqrt{F_x^2 + F_y^2} + F_p)
+                      + \mu_{end} R_{end} |F_z|` (thrust face)
+    CylindricalJoint  :math:`f = \mu (\sqrt{F_x^2 + F_y^2} + F_p)`,
+                      :math:`T = \mu R (\sqrt{F_x^2 + F_y^2} + F_p)`
+    SphericalJoint    :math:`T = \mu R (F_{radial} + \alpha |F_{axial}|
+                      + F_p)` with :math:`F_{axial} = \hat{u} \cdot
+                      \bar{F}`, :math:`F_{radial} = \sqrt{|\bar{F}|^2 -
+                      F_{axial}^2}`, :math:`\hat{u} = \bar{\omega}_{rel} /
+                      |\bar{\omega}_{rel}|`
+    ================  ==================================================
 
-    Only the reaction *forces* enter, as in seed 004: the transverse
+    Only the reaction *forces* enter, as in the course notes: the transverse
     reaction moments of prismatic and cylindrical joints (which a long
     guide carries as edge loads) are computed by :func:`joint_reactions`
     but not turned into friction; add them to the preload if they matter.
@@ -618,7 +628,8 @@ class JointFriction(ActuatorBase):
 
     Since the reaction depends on ``f`` and ``T``,
     ``simulate(..., joint_friction=[...])`` resolves the loop at every
-    evaluation by relaxation starting from zero friction, as in seed 004;
+    evaluation by relaxation starting from zero friction, as in the course
+    notes;
     :meth:`prepare` gives it the numeric map from ``(q, u, u', t)`` to the
     magnitudes. Add the actuator to the model like any other
     (``System.add_actuators``, or its ``to_loads()`` in the loads of a
@@ -679,7 +690,7 @@ class JointFriction(ActuatorBase):
     References
     ==========
 
-    .. [Seed004] "Three-Dimensional Generalized Forces", course notes,
+    .. [Notes3D] "Three-Dimensional Generalized Forces", course notes,
        "Axial Coulomb friction in cylindrical or prismatic joints",
        "Torsional Coulomb friction in revolute or cylindrical joints",
        "Torsional Coulomb friction in spherical joint".

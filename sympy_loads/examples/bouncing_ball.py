@@ -1,4 +1,5 @@
-"""A ball bouncing and rolling on a plane, with Hunt-Crossley contact.
+"""A ball bouncing and rolling on a plane, with Hunt-Crossley contact and
+Coulomb friction.
 
 Run ``python -m sympy_loads.examples.bouncing_ball [--duration 3]
 [--output DIR] [--no-plot]``: prints, for every bounce, the impact speed,
@@ -9,13 +10,18 @@ gravity during the millisecond of contact), and the rebound height; saves
 the current directory).
 
 The ball (radius ``R``, mass ``m``, a solid sphere) moves in the x-z plane
-of the Newtonian frame N under gravity; it is thrown sideways without spin
-from height ``h0``. :class:`~sympy_loads.HuntCrossleyContact` with
-``sphere_frame`` gives the normal force, damped for restitution ``e`` at the
-first impact speed (Gonthier's model), and the Coulomb friction that spins
-the ball up until it rolls (``u_x = R omega``). Because the damping ``c`` is
-fixed, slower later impacts dissipate less: the restitution rises from one
-bounce to the next, as the printed table shows.
+of the Newtonian frame N under gravity; it is thrown sideways without spin,
+its lowest point at height ``h0`` above the plane.
+:class:`~sympy_loads.HuntCrossleyContact` with ``sphere_frame`` gives the
+normal force ``k d^1.5 + c d^1.5 d'`` and the Coulomb friction that spins
+the ball up until it rolls (``u_x = R omega``). The damping ``c`` is chosen
+so that the first impact, at speed ``v0 = sqrt(2 g h0)``, rebounds with the
+restitution ``e``: the hysteresis factor ``chi = c v0/k`` is the root of
+the exact impact relation of :func:`~sympy_loads.effective_restitution`
+(Gonthier's closed form ``chi = (1 - e^2)/e``, good near ``e = 1``, would
+give a lower restitution; the example prints it). Because ``c`` is fixed,
+slower later impacts dissipate less: the restitution rises from one bounce
+to the next, as the printed table shows.
 
 References
 ==========
@@ -27,20 +33,49 @@ References
    Dependent Friction", Multibody Syst. Dyn. 11 (2004) 209-233.
 """
 
-import argparse
 import os
 
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (HuntCrossleyContact, damping_from_restitution,
-                         effective_restitution)
-from sympy_loads._utils import _lambdify
+from sympy_loads import (HuntCrossleyContact, effective_restitution,
+                         hysteresis_factor)
+from sympy_loads.examples._report import one_line, parser, save_figure
 
-#: The numbers of the example (SI units).
+#: The numbers of the example: mass m [kg], radius R [m], gravity g
+#: [m/s^2], contact stiffness k [N/m^1.5], restitution e at the first
+#: impact, friction coefficient mu, friction regularization speed eps
+#: [m/s], drop height h0 of the ball's lowest point [m], initial sideways
+#: speed vx0 [m/s].
 PARAMETERS = {'m': 0.06, 'R': 0.033, 'g': 9.81, 'k': 1e7, 'e': 0.8,
               'mu': 0.4, 'eps': 1e-3, 'h0': 1.0, 'vx0': 2.0}
+
+
+def damping_for_restitution(k, e, v0):
+    """The damping ``c`` [N s/m^2.5] for which an impact at speed ``v0``
+    rebounds with restitution ``e`` (gravity during the contact
+    neglected): ``c = chi k/v0`` with ``chi`` the root of
+    ``effective_restitution(chi) = e``.
+
+    Examples
+    ========
+
+    >>> from sympy_loads import effective_restitution
+    >>> from sympy_loads.examples.bouncing_ball import damping_for_restitution
+    >>> c = damping_for_restitution(1e7, 0.8, 4.0)
+    >>> round(c), round(effective_restitution(c*4.0/1e7), 12)
+    (932866, 0.8)
+    """
+    from scipy.optimize import brentq
+    if e >= 1:
+        return 0.0
+    high = 1.0
+    while effective_restitution(high) > e:
+        high *= 2
+    chi = brentq(lambda x: effective_restitution(x) - e, 0.0, high,
+                 xtol=1e-15, rtol=1e-15)
+    return chi*k/v0
 
 
 def build_model():
@@ -75,8 +110,8 @@ def build_model():
     energy = (ball.kinetic_energy(N) + m * g * z
               + k * contact.penetration**(exponent + 1) / (exponent + 1))
     args = ((x, z, th, ux, uz, w), (m, R, g, k, c, mu, eps))
-    f_udot = _lambdify(args, list(udot))
-    f_energy = _lambdify(args, energy)
+    f_udot = sm.lambdify(args, list(udot), cse=True)
+    f_energy = sm.lambdify(args, energy, cse=True)
 
     def rhs(t, y, p):
         return np.concatenate([y[3:], f_udot(y, p)])
@@ -94,9 +129,8 @@ def simulate(duration=3.0, parameters=None):
     par = dict(PARAMETERS, **(parameters or {}))
     rhs, energy = build_model()
     R, g = par['R'], par['g']
-    v_first = np.sqrt(2 * g * (par['h0'] - R))
-    c = float(damping_from_restitution(par['k'], par['e'], v_first,
-                                       model='gonthier'))
+    v_first = np.sqrt(2 * g * par['h0'])
+    c = damping_for_restitution(par['k'], par['e'], v_first)
     p = (par['m'], R, g, par['k'], c, par['mu'], par['eps'])
 
     def touchdown(t, y, p):
@@ -112,7 +146,7 @@ def simulate(duration=3.0, parameters=None):
     apex.direction = -1
 
     t = np.linspace(0.0, duration, int(2000 * duration) + 1)
-    y0 = [0.0, par['h0'], 0.0, par['vx0'], 0.0, 0.0]
+    y0 = [0.0, par['h0'] + R, 0.0, par['vx0'], 0.0, 0.0]
     sol = solve_ivp(rhs, (0.0, duration), y0, args=(p,), t_eval=t,
                     events=[touchdown, liftoff, apex], method='DOP853',
                     rtol=1e-9, atol=1e-11)
@@ -132,20 +166,28 @@ def simulate(duration=3.0, parameters=None):
             predicted=effective_restitution(c * v_in / par['k']),
             height=later[0] - R if later else float('nan')))
     E = np.array([energy(yi, p) for yi in sol.y.T])
+    gonthier = effective_restitution(float(hysteresis_factor(
+        par['e'], 'gonthier')))
     return dict(t=sol.t, y=sol.y, energy=E, bounces=bounces,
-                parameters=par, damping=c)
+                parameters=par, damping=c, impact_speed=v_first,
+                gonthier_restitution=gonthier)
 
 
 def report(result):
     """Return the table of bounces as text."""
     par = result['parameters']
-    lines = [f"ball m = {par['m']} kg, R = {par['R']} m, dropped from "
-             f"{par['h0']} m with u_x = {par['vx0']} m/s; "
-             f"k = {par['k']:g}, c = {result['damping']:.4g} "
-             f"(e = {par['e']} at the first impact), mu = {par['mu']}",
+    lines = [f"ball: m = {par['m']} kg, R = {par['R']} m, lowest point "
+             f"dropped from {par['h0']} m with u_x = {par['vx0']} m/s, no "
+             f"spin",
+             f"contact: k = {par['k']:.3g} N/m^1.5, c = "
+             f"{result['damping']:.4g} N s/m^2.5, mu = {par['mu']}",
+             f"c gives e = {par['e']} at the first impact speed "
+             f"{result['impact_speed']:.4f} m/s (exact impact relation; "
+             f"Gonthier's closed form would give e = "
+             f"{result['gonthier_restitution']:.4f})",
              f"{'bounce':>6} {'impact speed':>13} {'e measured':>11} "
              f"{'e predicted':>12} {'rebound height':>15}",
-             f"{'':>6} {'m/s':>13} {'':>11} {'':>12} {'m':>15}"]
+             f"{'':>6} {'[m/s]':>13} {'':>11} {'':>12} {'[m]':>15}"]
     for i, b in enumerate(result['bounces'], 1):
         height = ('(not reached)' if np.isnan(b['height'])
                   else f"{b['height']:.4f}")
@@ -170,37 +212,27 @@ def plot(result, path):
     t, y, R = result['t'], result['y'], result['parameters']['R']
     fig, (ax1, ax2) = plt.subplots(2, 1, sharex=True, figsize=(7, 5))
     ax1.plot(t, y[1] - R)
-    ax1.set_ylabel('lowest point of the ball (m)')
-    ax1.set_title('Ball bouncing on a plane (Hunt-Crossley contact)')
-    ax2.plot(t, y[3], label='$u_x$')
-    ax2.plot(t, R * y[5], '--', label=r'$R\,\omega$')
-    ax2.set_xlabel('time (s)')
-    ax2.set_ylabel('speed (m/s)')
+    ax1.set_ylabel('height of the lowest point [m]')
+    ax2.plot(t, y[3], label='horizontal speed of the centre $u_x$')
+    ax2.plot(t, R * y[5], '--', label=r'$R\,\omega$ (equal when rolling)')
+    ax2.set_xlabel('time [s]')
+    ax2.set_ylabel('speed [m/s]')
     ax2.legend()
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
-    return path
+    return save_figure(fig, 'Ball bouncing on a plane (Hunt-Crossley '
+                       'contact, Coulomb friction)', os.path.dirname(path),
+                       os.path.basename(path))
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(
-        prog='python -m sympy_loads.examples.bouncing_ball',
-        description=__doc__.split('\n')[0])
-    parser.add_argument('--duration', type=float, default=3.0,
-                        help='simulated time in seconds (default 3)')
-    parser.add_argument('--output', default='.',
-                        help='directory for bouncing_ball.png (default: .)')
-    parser.add_argument('--no-plot', action='store_true',
-                        help='do not save the plot')
-    options = parser.parse_args(argv)
+    """Command-line entry point; returns the dict of :func:`simulate`."""
+    options = parser('python -m sympy_loads.examples.bouncing_ball',
+                     one_line(__doc__), 3.0).parse_args(argv)
     result = simulate(options.duration)
     print(report(result))
     if not options.no_plot:
-        os.makedirs(options.output, exist_ok=True)
         path = plot(result, os.path.join(options.output,
                                          'bouncing_ball.png'))
-        print(f'saved {path}')
+        print(f'plot saved to {path}')
     return result
 
 

@@ -1,7 +1,17 @@
-"""The four-wheel car of seed 000: replace the tyre forces by a force at the
-body center plus a couple, and check the replacement.
+"""The four-wheel car of Moore's "Force, Moment, and Torque": its tyre
+forces replaced by a force at the body center plus a couple.
 
-Run with ``python -m sympy_loads.examples.car_replacement``.
+Run with ``python -m sympy_loads.examples.car_replacement``: prints the
+resultant and the torque of the couple symbolically and for one set of
+numbers, and checks the replacement's equivalence and the transfer of the
+moment to the front axle.
+
+References
+==========
+
+.. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
+   Torque", section "Equivalence and Replacement" (the car with four tyre
+   forces, steering angle delta and slip angles alpha).
 """
 
 import argparse
@@ -10,6 +20,7 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from sympy_loads import Replacement, are_equivalent, moment, resultant
+from sympy_loads.examples._report import one_line
 
 
 def build_car():
@@ -37,7 +48,9 @@ def build_car():
 
 def main(argv=None):
     """Print the replacement of the car's tyre forces and check it."""
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = argparse.ArgumentParser(
+        prog='python -m sympy_loads.examples.car_replacement',
+        description=one_line(__doc__))
     parser.parse_args(argv)
     loads, Bo, B, (l, w, forces, slips, delta) = build_car()
     car = Replacement(loads, Bo, B)

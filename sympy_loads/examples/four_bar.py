@@ -2,8 +2,10 @@
 :func:`sympy_loads.simulate`.
 
 Run ``python -m sympy_loads.examples.four_bar [--duration 10] [--output DIR]
-[--no-plot]``: prints a summary table (constraint residual, energy balance)
-and saves ``four_bar.png``.
+[--no-plot] [--animate]``: prints a summary table (constraint residual,
+energy balance) and saves ``four_bar.png`` (angles, energy and constraint
+residual versus time); with ``--animate`` also ``four_bar.gif``, the
+linkage moving in real time (:func:`sympy_loads.animate`).
 
 The linkage is the one of the holonomic-equations-of-motion chapter of
 *Learn Multibody Dynamics* [Moore]_: crank A (length ``la``) turns about the
@@ -32,9 +34,9 @@ import sympy.physics.mechanics as me
 
 from scipy.integrate import cumulative_trapezoid
 
-from sympy_loads import SpringDamperActuator, simulate
+from sympy_loads import SpringDamperActuator, animate, save_gif, simulate
 from sympy_loads.examples._report import (parser, plot_residual,
-                                          print_table, save_figure)
+                                          print_table, save_figure, one_line)
 
 #: Moore's numbers, plus the spring-damper added by this example.
 PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
@@ -174,18 +176,53 @@ def plot(model, result, output_dir):
     axes[1].plot(result.t, result.outputs['energy'])
     axes[1].set_ylabel('energy [J]')
     plot_residual(axes[2], result)
-    return save_figure(fig, 'Four-bar linkage with gravity and a spring-damper', output_dir, 'four_bar.png')
+    return save_figure(fig, 'Four-bar linkage with gravity and a '
+                       'spring-damper', output_dir, 'four_bar.png')
+
+
+def save_animation(model, result, output_dir, fps=25, dpi=60):
+    """Save ``four_bar.gif`` (the linkage P1-P2-P3-P4 moving in real time,
+    the path of the joint P3 traced) in ``output_dir``; return its path.
+
+    Examples
+    ========
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> from sympy_loads.examples import four_bar
+    >>> model, result, _ = four_bar.run(duration=0.4)
+    >>> path = four_bar.save_animation(model, result, tempfile.mkdtemp())
+    >>> Image.open(path).n_frames       # 0.4 s at 25 frames per second
+    11
+    """
+    import os
+
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    N = model.frames[0]
+    P1, P2, P3, P4 = model.points
+    anim = animate(result, [P1, P2, P3, P4], N, fps=fps, trace=P3,
+                   title='Four-bar linkage (Moore), gravity along -N.y',
+                   figsize=(4.5, 4), units='m')
+    os.makedirs(output_dir, exist_ok=True)
+    path = save_gif(anim, os.path.join(output_dir, 'four_bar.gif'), dpi=dpi)
+    plt.close(anim.figure)
+    return path
 
 
 def main(argv=None):
     """Command-line entry point; returns ``(result, table)``."""
     args = parser('python -m sympy_loads.examples.four_bar',
-                  __doc__.splitlines()[0], 10.0).parse_args(argv)
+                  one_line(__doc__), 10.0, animate=True).parse_args(argv)
     model, result, table = run(args.duration)
     print_table('Four-bar linkage (Moore) with gravity and a spring-damper',
                 table)
     if not args.no_plot:
         print(f'plot saved to {plot(model, result, args.output)}')
+    if args.animate:
+        print(f'animation saved to '
+              f'{save_animation(model, result, args.output)}')
     return result, table
 
 

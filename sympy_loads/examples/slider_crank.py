@@ -2,8 +2,11 @@
 with :func:`sympy_loads.simulate`.
 
 Run ``python -m sympy_loads.examples.slider_crank [--duration 3]
-[--output DIR] [--no-plot]``: prints a summary table (revolutions,
-constraint residual, energy balance) and saves ``slider_crank.png``.
+[--output DIR] [--no-plot] [--animate]``: prints a summary table
+(revolutions, constraint residual, energy balance) and saves
+``slider_crank.png`` (crank speed, slider position and constraint residual
+versus time); with ``--animate`` also ``slider_crank.gif``, the mechanism
+moving in slow motion (:func:`sympy_loads.animate`).
 
 Mechanism (horizontal plane, no gravity)::
 
@@ -29,9 +32,9 @@ closure ``r cos q1 + l cos q2 - q3 = 0``, ``r sin q1 + l sin q2 = 0`` makes
 References
 ==========
 
-.. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics"
-   (seed 002): the piston-crank example.
-.. [Seed004] "Three-Dimensional Generalized Forces": the
+.. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
+   Kinematics" (course module): the piston-crank example.
+.. [Notes3D] Course notes "Three-Dimensional Generalized Forces": the
    translational and rotational spring-damper-actuators.
 """
 
@@ -45,8 +48,8 @@ import sympy.physics.mechanics as me
 from scipy.integrate import cumulative_trapezoid
 
 from sympy_loads import (RotationalSpringDamperActuator, SpringDamperActuator,
-                         simulate)
-from sympy_loads.examples._report import (parser, plot_residual,
+                         animate, save_gif, simulate)
+from sympy_loads.examples._report import (one_line, parser, plot_residual,
                                           print_table, save_figure)
 
 #: Numbers of the example (SI units).
@@ -121,7 +124,8 @@ def build_model():
         kane=kane, q=(q1, q2, q3), u=(u1, u2, u3), torque=T,
         symbols=symbols, fh=fh, kinetic=kinetic, potential=potential,
         energy=kinetic + potential, motor_power=T*u1,
-        damper_power=-c*rate**2, bearing_power=-cb*u1**2)
+        damper_power=-c*rate**2, bearing_power=-cb*u1**2,
+        frame=N, points=(O, P, S))
 
 
 def constants_of(model, **overrides):
@@ -200,17 +204,53 @@ def plot(model, result, output_dir):
     axes[1].plot(result.t, result.q[:, 2])
     axes[1].set_ylabel('slider position q3 [m]')
     plot_residual(axes[2], result)
-    return save_figure(fig, 'Motor-driven slider-crank with a spring-damper', output_dir, 'slider_crank.png')
+    return save_figure(fig, 'Motor-driven slider-crank with a '
+                       'spring-damper', output_dir, 'slider_crank.png')
+
+
+def save_animation(model, result, output_dir, fps=25, speed=0.25, dpi=60):
+    """Save ``slider_crank.gif`` (crank O-P and rod P-S, played at
+    ``speed`` times real time) in ``output_dir``; return its path.
+
+    Examples
+    ========
+
+    >>> import tempfile
+    >>> from PIL import Image
+    >>> from sympy_loads.examples import slider_crank
+    >>> model, result, _ = slider_crank.run(duration=0.1)
+    >>> path = slider_crank.save_animation(model, result,
+    ...                                    tempfile.mkdtemp())
+    >>> Image.open(path).n_frames       # 0.1 s, 4 x slower, 25 per second
+    11
+    """
+    import os
+
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    O, P, S = model.points
+    anim = animate(result, [O, P, S], model.frame, fps=fps, speed=speed,
+                   title=f'Slider-crank ({speed:g} x real time)',
+                   figsize=(5, 2.6), units='m')
+    os.makedirs(output_dir, exist_ok=True)
+    path = save_gif(anim, os.path.join(output_dir, 'slider_crank.gif'),
+                    dpi=dpi)
+    plt.close(anim.figure)
+    return path
 
 
 def main(argv=None):
     """Command-line entry point; returns ``(result, table)``."""
     args = parser('python -m sympy_loads.examples.slider_crank',
-                  __doc__.splitlines()[0], 3.0).parse_args(argv)
+                  one_line(__doc__), 3.0, animate=True).parse_args(argv)
     model, result, table = run(args.duration)
     print_table('Motor-driven slider-crank with a spring-damper', table)
     if not args.no_plot:
         print(f'plot saved to {plot(model, result, args.output)}')
+    if args.animate:
+        print(f'animation saved to '
+              f'{save_animation(model, result, args.output)}')
     return result, table
 
 

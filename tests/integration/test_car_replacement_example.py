@@ -1,4 +1,5 @@
-"""The car-replacement example runs and prints the seed's results."""
+"""The car-replacement example runs and prints the results of Moore's
+"Force, Moment, and Torque" (the car with four tyre forces)."""
 
 import sympy as sm
 
