@@ -6,6 +6,8 @@ import math
 import numpy as np
 import sympy as sm
 
+from ._utils import _as_float, _real_array
+
 __all__ = []
 
 
@@ -13,40 +15,6 @@ __all__ = []
 METHODS = ('RK45', 'RK23', 'DOP853', 'Radau', 'BDF', 'LSODA', 'odeint')
 # implicit integrators, which retry a failed evaluation with a smaller step
 IMPLICIT_METHODS = ('Radau', 'BDF')
-
-
-def _as_float(name, value):
-    """``value`` as a finite float; strings, booleans and complex numbers
-    are refused (``float('1')`` and ``float(True)`` would accept them)."""
-    if isinstance(value, (str, bytes, bool, np.bool_, complex,
-                          np.complexfloating)):
-        raise TypeError(f'{name} must be a real number, not '
-                        f'{type(value).__name__} {value!r}.')
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f'{name} must be a real number, not '
-                        f'{type(value).__name__} {value!r}.') from None
-    if not math.isfinite(number):
-        raise ValueError(f'{name} must be finite, got {value!r}.')
-    return number
-
-
-def _real_array(name, values):
-    """``values`` as a float array; arrays of strings, booleans, complex
-    numbers or objects are a TypeError naming ``name``."""
-    array = np.asarray(values)
-    if array.dtype.kind not in 'iuf':
-        if array.dtype.kind == 'O':
-            try:
-                return np.array([_as_float(f'{name}[{i}]', v) for i, v in
-                                 enumerate(array.ravel())]).reshape(
-                                     array.shape)
-            except TypeError:
-                pass
-        raise TypeError(f'{name} must be an array of real numbers, not of '
-                        f'{array.dtype} ({values!r}).')
-    return array.astype(float)
 
 
 def _check_method(method):

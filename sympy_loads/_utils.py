@@ -4,10 +4,12 @@ Nothing here is public API. Every helper exists once; modules import it
 rather than copying it.
 """
 
+import math
 import random
 from collections import namedtuple
 from collections.abc import Iterable
 
+import numpy as np
 import sympy as sm
 from sympy.core.logic import fuzzy_and
 from sympy.physics.mechanics import (Force, Particle, Point, ReferenceFrame,
@@ -423,3 +425,37 @@ for _printmethod in ('_latex', '_pretty', '_lambdacode', '_pythoncode',
                      '_tensorflowcode', '_torchcode', '_cmathcode'):
     setattr(euclidean_norm, _printmethod, euclidean_norm._print_as_sqrt)
 del _printmethod
+
+
+def _as_float(name, value):
+    """``value`` as a finite float; strings, booleans and complex numbers
+    are refused (``float('1')`` and ``float(True)`` would accept them)."""
+    if isinstance(value, (str, bytes, bool, np.bool_, complex,
+                          np.complexfloating)):
+        raise TypeError(f'{name} must be a real number, not '
+                        f'{type(value).__name__} {value!r}.')
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f'{name} must be a real number, not '
+                        f'{type(value).__name__} {value!r}.') from None
+    if not math.isfinite(number):
+        raise ValueError(f'{name} must be finite, got {value!r}.')
+    return number
+
+
+def _real_array(name, values):
+    """``values`` as a float array; arrays of strings, booleans, complex
+    numbers or objects are a TypeError naming ``name``."""
+    array = np.asarray(values)
+    if array.dtype.kind not in 'iuf':
+        if array.dtype.kind == 'O':
+            try:
+                return np.array([_as_float(f'{name}[{i}]', v) for i, v in
+                                 enumerate(array.ravel())]).reshape(
+                                     array.shape)
+            except TypeError:
+                pass
+        raise TypeError(f'{name} must be an array of real numbers, not of '
+                        f'{array.dtype} ({values!r}).')
+    return array.astype(float)

@@ -43,7 +43,7 @@ from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
                        resolve_backend)
 from ._numeric.codegen import symengine_available, to_symengine
 from ._numeric.constraint_engine import ConstraintEngine
-from ._utils import _check_type, _kanes_parts
+from ._utils import _check_type, _kanes_parts, _real_array
 
 __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
            'ConstraintSolverError']
@@ -770,8 +770,8 @@ class HolonomicConstraintSolver:
             array = value  # fast path for calls inside an ODE right side
         else:
             try:
-                array = np.ascontiguousarray(value, dtype=float)
-            except (TypeError, ValueError):
+                array = np.ascontiguousarray(_real_array(name, value))
+            except ValueError:
                 raise TypeError(
                     f'{name} must be an array of real numbers, not '
                     f'{type(value).__name__} {value!r}.') from None
@@ -802,7 +802,7 @@ class HolonomicConstraintSolver:
                     not isinstance(t, bool):
                 t = float(t)
             else:
-                t = np.asarray(t, dtype=float)
+                t = _real_array('t', t)
                 if t.ndim != 0:
                     raise ConstraintSolverError(
                         f't must be a scalar for a single configuration, got '
@@ -812,8 +812,8 @@ class HolonomicConstraintSolver:
                 raise ConstraintSolverError(f't must be finite, got {t}.')
             return t
         try:
-            times = np.asarray(t, dtype=float)
-        except (TypeError, ValueError):
+            times = _real_array('t', t)
+        except ValueError:
             raise TypeError(f't must be a real number or an array, not '
                             f'{t!r}.') from None
         if times.ndim == 0:

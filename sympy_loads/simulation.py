@@ -484,17 +484,27 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     rtol, atol : float, optional
         Integrator tolerances (``solve_ivp``'s meaning).
     method : str, optional
-        ``solve_ivp`` method; the default ``'DOP853'`` suits non-stiff
-        mechanisms, ``'Radau'`` or ``'LSODA'`` stiff ones (stiff contact).
-        ``'odeint'`` uses SciPy's ``odeint`` (LSODA, automatic switching
-        between Adams and BDF) whose stepping loop runs in Fortran: with
-        ``backend='numba'`` the integrator's Python overhead then dominates
-        no longer, and a run is several times faster than with
-        ``solve_ivp`` (same ``rtol``/``atol`` meaning; the trajectory
-        differs from DOP853's within the tolerances). ``t_eval`` samples
-        are interpolated by LSODA as ``solve_ivp`` interpolates them;
-        without ``t_eval`` the result has the integrator's steps (the same
-        LSODA stepped by ``solve_ivp``). On failure the result keeps the
+        One of ``'RK45'``, ``'RK23'``, ``'DOP853'`` (default), ``'Radau'``,
+        ``'BDF'``, ``'LSODA'`` (SciPy's ``solve_ivp``) or ``'odeint'``
+        (SciPy's ``odeint``: LSODA with its stepping loop in Fortran, the
+        fastest here; same ``rtol``/``atol`` meaning; ``t_eval`` samples
+        are interpolated by LSODA; without ``t_eval`` the result has the
+        integrator's steps). DOP853 suits non-stiff mechanisms; stiff ones
+        (stiff springs and dampers, contact) run tens of times faster with
+        ``'odeint'``, ``'LSODA'``, ``'BDF'`` or ``'Radau'`` (see
+        ``benchmarks/bench_stiff.py``). The implicit methods (Radau, BDF)
+        get a Jacobian of the right-hand side by forward differences whose
+        columns for the dependent coordinates are exactly zero: in the
+        integrator's state those are only Newton's starting guesses, and
+        SciPy's own differences would enlarge their perturbation until
+        Newton jumps to another assembly branch. Finite differences
+        suffice because the right-hand side is smooth and computed to the
+        Newton tolerance, and the implicit methods' Newton iterations need
+        only an approximate Jacobian. A failed evaluation inside their
+        stage iterations makes them retry a smaller step; if they stop
+        advancing, the failure is raised. No method continues past a
+        singular (toggle) configuration onto another assembly branch.
+        When a method gives up (e.g. at a blow-up), the result keeps the
         samples reached and ``success`` is False.
     specified : mapping, optional
         Values of the specified inputs (time functions other than the

@@ -749,3 +749,23 @@ def test_singular_jacobian_at_a_multiple_root_is_named(backend):
     assert info.value.constraints == (0,)
     assert info.value.coordinates == (ys,)
     assert info.value.residual < 1e-12
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('q, t, name', [
+    (np.deg2rad([30, -75, 100]), '1', 't'),
+    (np.deg2rad([30, -75, 100]), True, 't'),
+    (np.deg2rad([30, -75, 100]) + 0j, 0.0, 'q'),
+    (['0.5', '-1.3', '1.7'], 0.0, 'q'),
+    (np.deg2rad([[30, -75, 100]]), ['1'], 't')])
+def test_strings_booleans_and_complex_numbers_are_refused(backend, q, t,
+                                                          name):
+    """Before, '1' and True were read as 1.0 and a complex q lost its
+    imaginary part silently."""
+    q1, q2, q3 = sm.symbols('q1:4')
+    loop = [sm.cos(q1) + 4*sm.cos(q1 + q2) + 3*sm.cos(q1 + q2 + q3) - 5,
+            sm.sin(q1) + 4*sm.sin(q1 + q2) + 3*sm.sin(q1 + q2 + q3)]
+    solver = HolonomicConstraintSolver(loop, [q1, q2, q3], [q2, q3],
+                                       backend=backend)
+    with pytest.raises(TypeError, match=f'^{name} must be'):
+        solver.solve_positions(q, t)
