@@ -43,7 +43,7 @@ from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
                        resolve_backend)
 from ._numeric.codegen import symengine_available, to_symengine
 from ._numeric.constraint_engine import ConstraintEngine
-from ._utils import _check_type, _kanes_parts, _real_array
+from ._utils import _as_float, _check_type, _kanes_parts, _real_array
 
 __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
            'ConstraintSolverError']
@@ -489,15 +489,7 @@ class HolonomicConstraintSolver:
             if not isinstance(key, sm.Basic):
                 raise TypeError(f'constants: key {key!r} is not a SymPy '
                                 f'symbol.')
-            try:
-                number = float(value)
-            except (TypeError, ValueError):
-                raise TypeError(f'constants: the value of {key} must be a '
-                                f'real number, not {value!r}.') from None
-            if not math.isfinite(number):
-                raise ValueError(f'constants: the value of {key} must be '
-                                 f'finite, got {value!r}.')
-            values[key] = number
+            values[key] = _as_float(f'constants: the value of {key}', value)
 
         n = len(coordinates)
         q_syms = [sm.Symbol(f'_q{i}') for i in range(n)]
