@@ -60,6 +60,9 @@ class Problem:
         self.partitioned = (nm.has_config_constraints
                             or nm.has_velocity_constraints)
         self.slices = nm.slices
+        # length of the integrator's state (see pack())
+        self.state_size = self.nq + (len(nm.u_ind_idx) if self.partitioned
+                                     else self.nu)
         self.x = nm.pack(0.0, np.zeros(self.nq), np.zeros(self.nu), self.c,
                          np.zeros(len(nm.specified) + self.n_friction))
         self.compiled = nm.backend == 'compiled'
@@ -146,7 +149,7 @@ class Problem:
         fn, dims, idx, opts = nm.fn, nm.dims, nm.idx, self._opts
         partitioned, eom_size = self.partitioned, nm.eom_size
         info, work, iwork = self._info, self._work, self._iwork
-        size = self.nq + (len(nm.u_ind_idx) if partitioned else self.nu)
+        size = self.state_size
         functions, s_slice, slow = self.spec_functions, self.slices[3], \
             self.rhs
 
@@ -424,9 +427,7 @@ class Problem:
         approximate Jacobian.
         """
         dependent = set(self.nm.q_dep_idx) if self.partitioned else set()
-        columns = [j for j in range(len(self.pack(np.zeros(self.nq),
-                                                   np.zeros(self.nu))))
-                   if j not in dependent]
+        columns = [j for j in range(self.state_size) if j not in dependent]
         root = math.sqrt(np.finfo(float).eps)
 
         def jac(t, y):
