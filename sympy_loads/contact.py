@@ -1,18 +1,19 @@
 r"""Hunt-Crossley contact: a compliant normal force with Coulomb friction.
 
-A sphere (or a point, radius zero) centered at a point ``P`` touches a plane
-or another sphere. The normal force grows with the penetration ``d`` and its
-rate ``d'`` (Hunt and Crossley's nonlinear spring-damper [Hunt1975]_, as in
-Moore's "Force, Moment, and Torque", section "Collision" [Moore]_):
+A sphere (or a point, radius zero) centered at a point P touches a plane
+or another sphere. The normal force grows with the penetration :math:`d` and
+its rate :math:`\dot{d}` (Hunt and Crossley's nonlinear spring-damper
+[Hunt1975]_, as in Moore's "Force, Moment, and Torque", section "Collision"
+[Moore]_):
 
 .. math::
 
    f = k d^n + c d^n \dot{d} \qquad (n = 3/2: \text{Hertz})
 
-and a Coulomb friction force of magnitude ``mu f`` opposes the slip velocity
-in the tangent plane. The damping ``c`` follows from a coefficient of
-restitution ``e`` and the impact speed ``v0`` through one of the models of
-:func:`damping_from_restitution`.
+and a Coulomb friction force of magnitude :math:`\mu f` opposes the slip
+velocity in the tangent plane. The damping :math:`c` follows from a
+coefficient of restitution :math:`e` and the impact speed :math:`v_0`
+through one of the models of :func:`damping_from_restitution`.
 
 References
 ==========
@@ -52,36 +53,77 @@ _DIVIDE_BY_E = ('gonthier', 'flores', 'hu-guo')
 
 
 def hysteresis_factor(restitution, model='gonthier'):
-    r"""Return the dimensionless hysteresis damping factor ``chi(e)``.
+    r"""Return the dimensionless hysteresis damping factor :math:`\chi(e)`.
 
     Explanation
     ===========
 
     The Hunt-Crossley family writes the normal force as
-    ``f = k d**n (1 + chi d'/v0)`` where ``v0`` is the normal approach
-    speed at the start of the impact; the models differ in the factor
-    ``chi`` they assign to a coefficient of restitution ``e``
-    [Flores2023]_::
+    :math:`f = k d^n (1 + \chi \dot{d}/v_0)` where :math:`v_0` is the normal
+    approach speed at the start of the impact; the models differ in the
+    factor :math:`\chi` they assign to a coefficient of restitution
+    :math:`e` [Flores2023]_:
 
-        'hunt-crossley'        3(1 - e)/2                 [Hunt1975]
-        'herbert-mcwhannell'   6(1 - e)/((2e - 1)**2 + 3) [Herbert1977]
-        'lee-wang'             3(1 - e)/4                 [Lee1983]
-        'lankarani-nikravesh'  3(1 - e**2)/4              [Lankarani1990]
-        'gonthier'             (1 - e**2)/e               [Gonthier2004]
-        'zhiying-qishao'       3(1 - e**2) exp(2(1 - e))/4 [Zhiying2006]
-        'flores'               8(1 - e)/(5e)              [Flores2011]
-        'hu-guo'               3(1 - e)/(2e)              [HuGuo2015]
+    .. list-table::
+       :header-rows: 1
 
-    Models with a finite ``chi`` at ``e = 0`` cannot give low restitution.
-    The restitution a factor really gives is :func:`effective_restitution`;
-    it is within 0.05 of the requested ``e`` for::
+       * - ``model``
+         - :math:`\chi(e)`
+         - source
+       * - ``'hunt-crossley'``
+         - :math:`3(1 - e)/2`
+         - [Hunt1975]_
+       * - ``'herbert-mcwhannell'``
+         - :math:`6(1 - e)/((2e - 1)^2 + 3)`
+         - [Herbert1977]_
+       * - ``'lee-wang'``
+         - :math:`3(1 - e)/4`
+         - [Lee1983]_
+       * - ``'lankarani-nikravesh'``
+         - :math:`3(1 - e^2)/4`
+         - [Lankarani1990]_
+       * - ``'gonthier'``
+         - :math:`(1 - e^2)/e`
+         - [Gonthier2004]_
+       * - ``'zhiying-qishao'``
+         - :math:`3(1 - e^2) e^{2(1 - e)}/4`
+         - [Zhiying2006]_
+       * - ``'flores'``
+         - :math:`8(1 - e)/(5e)`
+         - [Flores2011]_
+       * - ``'hu-guo'``
+         - :math:`3(1 - e)/(2e)`
+         - [HuGuo2015]_
 
-        'hunt-crossley'        0.75 <= e <= 1   (never below 0.488)
-        'herbert-mcwhannell'   0.61 <= e <= 1   (never below 0.488)
-        'lee-wang'             0.91 <= e <= 1   (never below 0.663)
-        'lankarani-nikravesh'  0.80 <= e <= 1   (never below 0.663)
-        'zhiying-qishao'       0.24 <= e <= 1   (never below 0.179)
-        'gonthier', 'flores', 'hu-guo'   0 < e <= 1
+    Models with a finite :math:`\chi` at :math:`e = 0` cannot give low
+    restitution. The restitution a factor really gives is
+    :func:`effective_restitution`; it is within 0.05 of the requested
+    :math:`e` for:
+
+    .. list-table::
+       :header-rows: 1
+
+       * - ``model``
+         - within 0.05 for
+         - never below
+       * - ``'hunt-crossley'``
+         - :math:`0.75 \le e \le 1`
+         - 0.488
+       * - ``'herbert-mcwhannell'``
+         - :math:`0.61 \le e \le 1`
+         - 0.488
+       * - ``'lee-wang'``
+         - :math:`0.91 \le e \le 1`
+         - 0.663
+       * - ``'lankarani-nikravesh'``
+         - :math:`0.80 \le e \le 1`
+         - 0.663
+       * - ``'zhiying-qishao'``
+         - :math:`0.24 \le e \le 1`
+         - 0.179
+       * - ``'gonthier'``, ``'flores'``, ``'hu-guo'``
+         - :math:`0 < e \le 1`
+         - 0
 
     with Gonthier's the closest overall.
 
@@ -100,8 +142,8 @@ def hysteresis_factor(restitution, model='gonthier'):
     ==========
 
     restitution : sympifiable
-        Coefficient of restitution ``e``, ``0 <= e <= 1`` (``0 < e`` for
-        'gonthier', 'flores' and 'hu-guo').
+        Coefficient of restitution :math:`e`, :math:`0 \le e \le 1`
+        (:math:`0 < e` for 'gonthier', 'flores' and 'hu-guo').
     model : str, optional
         One of :data:`DAMPING_MODELS`; default 'gonthier', the most
         accurate over the whole range.
@@ -165,17 +207,19 @@ def hysteresis_factor(restitution, model='gonthier'):
 
 def damping_from_restitution(stiffness, restitution, impact_speed,
                              model='gonthier'):
-    r"""Return the damping ``c`` giving restitution ``e`` at speed ``v0``.
+    r"""Return the damping :math:`c` giving restitution :math:`e` at speed
+    :math:`v_0`.
 
     Explanation
     ===========
 
-    With ``f = k d**n + c d**n d'`` and ``c = chi(e) k / v0`` the force is
-    ``k d**n (1 + chi d'/v0)``; ``chi(e)`` is the hysteresis factor of the
-    chosen ``model`` (see :func:`hysteresis_factor` for the list and which
-    range of ``e`` each model is valid for) [Flores2023]_. Because ``v0``
-    enters ``c``, a contact built for one impact speed dissipates a
-    different fraction of energy at another speed.
+    With :math:`f = k d^n + c d^n \dot{d}` and :math:`c = \chi(e) k / v_0`
+    the force is :math:`k d^n (1 + \chi \dot{d}/v_0)`; :math:`\chi(e)` is
+    the hysteresis factor of the chosen ``model`` (see
+    :func:`hysteresis_factor` for the list and which range of :math:`e`
+    each model is valid for) [Flores2023]_. Because :math:`v_0` enters
+    :math:`c`, a contact built for one impact speed dissipates a different
+    fraction of energy at another speed.
 
     Examples
     ========
@@ -192,12 +236,13 @@ def damping_from_restitution(stiffness, restitution, impact_speed,
     ==========
 
     stiffness : sympifiable
-        Contact stiffness ``k`` (nonnegative).
+        Contact stiffness :math:`k` (nonnegative).
     restitution : sympifiable
-        Coefficient of restitution ``e`` in ``[0, 1]`` (``(0, 1]`` for the
-        models that divide by ``e``).
+        Coefficient of restitution :math:`e` in :math:`[0, 1]`
+        (:math:`(0, 1]` for the models that divide by :math:`e`).
     impact_speed : sympifiable
-        Normal approach speed ``v0`` at the start of the impact (positive).
+        Normal approach speed :math:`v_0` at the start of the impact
+        (positive).
     model : str, optional
         One of :data:`DAMPING_MODELS` (default 'gonthier').
 
@@ -222,7 +267,8 @@ def damping_from_restitution(stiffness, restitution, impact_speed,
 
 
 def effective_restitution(hysteresis_factor):
-    r"""Return the restitution a hysteresis factor ``chi`` really produces.
+    r"""Return the restitution a hysteresis factor :math:`\chi` really
+    produces.
 
     Explanation
     ===========
@@ -254,7 +300,7 @@ def effective_restitution(hysteresis_factor):
     ==========
 
     hysteresis_factor : float
-        ``chi >= 0``.
+        :math:`\chi \ge 0`.
 
     Returns
     =======
@@ -318,20 +364,26 @@ def _poisson_ratio(name, value):
 def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
                     other_radius=sm.oo, other_youngs_modulus=None,
                     other_poisson_ratio=None):
-    r"""Return the Hertz contact stiffness ``k = (4/3) E* sqrt(R*)``.
+    r"""Return the Hertz contact stiffness
+    :math:`k = \frac{4}{3} E^* \sqrt{R^*}`.
 
     Explanation
     ===========
 
-    ``1/E* = (1 - nu1**2)/E1 + (1 - nu2**2)/E2`` and
-    ``1/R* = 1/R1 + 1/R2``; a plane has ``R2 = oo`` (the default) and the
-    second body is of the same material unless given [Flores2023]_. Use it
-    with ``exponent=3/2``.
+    .. math::
+
+       \frac{1}{E^*} = \frac{1 - \nu_1^2}{E_1} + \frac{1 - \nu_2^2}{E_2},
+       \qquad \frac{1}{R^*} = \frac{1}{R_1} + \frac{1}{R_2}
+
+    a plane has :math:`R_2 = \infty` (the default) and the second body is
+    of the same material unless given [Flores2023]_. Use it with
+    ``exponent=3/2``.
 
     Examples
     ========
 
-    Steel ball of radius 10 mm on a steel plane (E = 210 GPa, nu = 0.3):
+    Steel ball of radius 10 mm on a steel plane (:math:`E = 210` GPa,
+    :math:`\nu = 0.3`):
 
     >>> from sympy_loads import hertz_stiffness
     >>> k = hertz_stiffness(0.01, 210e9, 0.3)
@@ -342,10 +394,10 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
     ==========
 
     radius, youngs_modulus, poisson_ratio : sympifiable
-        Radius ``R1 > 0``, Young's modulus ``E1 > 0`` and Poisson's ratio
-        ``nu1`` of the first body.
+        Radius :math:`R_1 > 0`, Young's modulus :math:`E_1 > 0` and
+        Poisson's ratio :math:`\nu_1` of the first body.
     other_radius : sympifiable, optional
-        ``R2 > 0``; ``oo`` (default) for a plane.
+        :math:`R_2 > 0`; ``oo`` (default) for a plane.
     other_youngs_modulus, other_poisson_ratio : sympifiable, optional
         Material of the second body; default: same as the first.
 
@@ -356,8 +408,9 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
         If an argument is not a scalar.
     ValueError
         If a radius or modulus is not positive, or a numeric Poisson's
-        ratio is outside ``-1 < nu <= 1/2`` (the range of an isotropic
-        elastic material; ``nu = +-1`` would make ``E*`` infinite).
+        ratio is outside :math:`-1 < \nu \le 1/2` (the range of an
+        isotropic elastic material; :math:`\nu = \pm 1` would make
+        :math:`E^*` infinite).
 
     References
     ==========
@@ -429,15 +482,16 @@ class HuntCrossleyContact(ActuatorBase):
     Explanation
     ===========
 
-    A sphere of ``radius`` (zero: a point) centered at ``point`` P meets a
-    plane through ``plane_point`` O with unit ``normal`` n pointing out of
-    the plane, towards the free side::
+    A sphere of ``radius`` :math:`R` (zero: a point) centered at ``point``
+    P meets a plane through ``plane_point`` O with unit ``normal``
+    :math:`\hat{n}` pointing out of the plane, towards the free side. The
+    gap between them (negative when penetrating) is
 
-                 P  (center, radius R)
-                 |
-         n ^     |  h = r_{P/O} . n - R   (gap; < 0 when penetrating)
-           |     v
-        ---O-----C-----------------  plane; C is the contact location
+    .. math::
+
+       h = \bar{r}^{P/O} \cdot \hat{n} - R
+
+    and the contact location C is P projected on the plane.
 
     The penetration is written as in Moore's "Collision" section, exactly
     zero when separated [Moore]_:
@@ -459,35 +513,39 @@ class HuntCrossleyContact(ActuatorBase):
        f_{raw} = k d^n + c d^n \dot{d}, \qquad
        f = \frac{|f_{raw}| + f_{raw}}{2} \ge 0
 
-    clamped to be non-adhesive unless ``clamped=False`` (then ``f = f_raw``,
-    the textbook's formula, which pulls during the end of a strongly damped
-    rebound; the friction below still uses the clamped ``f``, since
-    Coulomb's law needs a pressing normal force and ``mu f_raw < 0`` would
-    drive the slip). A Coulomb friction force of magnitude ``mu f`` opposes the
-    slip velocity :math:`\bar{v}_t = \bar{v} - (\bar{v} \cdot \hat{n})
-    \hat{n}` (:math:`\bar{v} = \bar{v}_{P^*} - \bar{v}_{C^*}`):
+    clamped to be non-adhesive unless ``clamped=False`` (then
+    :math:`f = f_{raw}`, the textbook's formula, which pulls during the end
+    of a strongly damped rebound; the friction below still uses the clamped
+    :math:`f`, since Coulomb's law needs a pressing normal force and
+    :math:`\mu f_{raw} < 0` would drive the slip). A Coulomb friction force
+    of magnitude :math:`\mu f` opposes the slip velocity
+    :math:`\bar{v}_t = \bar{v} - (\bar{v} \cdot \hat{n}) \hat{n}`
+    (:math:`\bar{v} = \bar{v}_{P^*} - \bar{v}_{C^*}`):
 
     .. math::
 
        \bar{F}_t = -\mu f \operatorname{sgn}(|\bar{v}_t|)
        \frac{\bar{v}_t}{|\bar{v}_t|}
 
-    with ``sgn`` the exact or regularized sign of
+    with :math:`\operatorname{sgn}` the exact or regularized sign of
     :func:`~sympy_loads.smooth_sign`. It is coded as
-    ``sgn(s) v_t/(s + [s = 0])`` with ``s = |v_t|`` (``[.]`` is 1 when the
-    condition holds, else 0), which equals the above for ``s > 0`` and is
+    :math:`\operatorname{sgn}(s) \bar{v}_t/(s + [s = 0])` with
+    :math:`s = |\bar{v}_t|` (:math:`[\cdot]` is 1 when the condition holds,
+    else 0), which equals the above for :math:`s > 0` and is
     exactly zero, not NaN, at zero slip; its derivatives are finite there
     too (no ``DiracDelta``), so a lambdified Jacobian or linearization
     evaluates at zero slip (see :func:`~sympy_loads.sliding_friction_force`
     for the value at rest).
 
-    ``to_loads()`` gives the force ``F = f n + F_t`` on ``point``; when
-    ``sphere_frame`` is given the moment of F about P is added as a torque
-    ``r_{C/P} x F`` on it (so the ball spins), and when the plane is fixed
-    in a moving ``plane_frame`` (or body) the equal and opposite force
-    ``-F`` acts on the plane's body at the contact point C. Action and
-    reaction then share the line of action through C. A plane without
-    ``plane_frame`` is fixed in ``frame`` and takes no load.
+    ``to_loads()`` gives the force :math:`\bar{F} = f \hat{n} + \bar{F}_t`
+    on ``point``; when ``sphere_frame`` is given the moment of
+    :math:`\bar{F}` about P is added as a torque
+    :math:`\bar{r}^{C/P} \times \bar{F}` on it (so the ball spins), and when
+    the plane is fixed in a moving ``plane_frame`` (or body) the equal and
+    opposite force :math:`-\bar{F}` acts on the plane's body at the contact
+    point C. Action and reaction then share the line of action through C.
+    A plane without ``plane_frame`` is fixed in ``frame`` and takes no
+    load.
 
     :meth:`between_spheres` builds the contact of two spheres; the plane is
     then the tangent plane of the other sphere.
@@ -517,8 +575,9 @@ class HuntCrossleyContact(ActuatorBase):
     >>> contact.penetration_rate
     -u_z(t)
 
-    Zero force above the plane; below it, while compressing (``u_z < 0``),
-    the textbook's spring-damper force along +n_z:
+    Zero force above the plane; below it, while compressing
+    (:math:`u_z < 0`), the textbook's spring-damper force along
+    :math:`+\hat{n}_z`:
 
     >>> delta, w = symbols('delta w', positive=True)
     >>> contact.to_loads()[0].vector.subs(z, delta)
@@ -539,15 +598,17 @@ class HuntCrossleyContact(ActuatorBase):
     frame : ReferenceFrame
         The frame in which velocities are taken (usually Newtonian).
     stiffness : sympifiable
-        ``k >= 0`` (N/m**n); see :func:`hertz_stiffness`.
+        :math:`k \ge 0` (:math:`\mathrm{N/m}^n`); see
+        :func:`hertz_stiffness`.
     damping : sympifiable, optional
-        ``c >= 0`` (s/m); see :func:`damping_from_restitution`. Default 0.
+        :math:`c \ge 0` (s/m); see :func:`damping_from_restitution`.
+        Default 0.
     exponent : sympifiable, optional
-        ``n > 0``; default 3/2 (Hertz).
+        :math:`n > 0`; default 3/2 (Hertz).
     radius : sympifiable, optional
-        Sphere radius ``R >= 0``; default 0 (a point).
+        Sphere radius :math:`R \ge 0`; default 0 (a point).
     friction_coefficient : sympifiable, optional
-        Coulomb coefficient ``mu >= 0``; default 0 (frictionless).
+        Coulomb coefficient :math:`\mu \ge 0`; default 0 (frictionless).
     plane_frame : ReferenceFrame, RigidBody or Particle, optional
         The frame or body the plane is fixed in, when it moves; it then
         takes the reaction. A Particle means a plane translating with
@@ -557,11 +618,13 @@ class HuntCrossleyContact(ActuatorBase):
         slip velocity and it takes the friction torque. Default: none (a
         particle; the force acts at its center).
     clamped : bool, optional
-        True (default): the normal force is clamped to ``f >= 0``. False:
+        True (default): the normal force is clamped to :math:`f \ge 0`.
+        False:
         the textbook's raw formula (the friction magnitude still uses the clamped
         normal force).
     friction_regularization : sympifiable, optional
-        Regularization speed ``eps >= 0`` of the sign of the slip; default 0
+        Regularization speed :math:`\varepsilon \ge 0` of the sign of the
+        slip; default 0
         (exact Coulomb).
     friction_sign_method : str, optional
         Smooth sign used when ``friction_regularization`` is not zero, one
@@ -569,7 +632,8 @@ class HuntCrossleyContact(ActuatorBase):
         :func:`~sympy_loads.smooth_sign`.
     static_coefficient, stribeck_speed : sympifiable, optional
         Give both for Stribeck friction of magnitude
-        ``mu f + (mu_s - mu) f exp(-(s/v_s)**2)`` at slip speed ``s``
+        :math:`\mu f + (\mu_s - \mu) f e^{-(s/v_s)^2}` at slip speed
+        :math:`s`
         (:func:`~sympy_loads.friction_magnitude`); default: Coulomb.
 
     Raises
@@ -646,13 +710,15 @@ class HuntCrossleyContact(ActuatorBase):
         Explanation
         ===========
 
-        The normal is ``n = r_{P/Q}/|r_{P/Q}|`` (from the other center Q to
-        P), the gap ``h = |r_{P/Q}| - R - R_other`` and the contact point C
-        lies on the other sphere's surface, ``Q + R_other n``; otherwise the
-        force law is that of the class. The other sphere always takes the
-        reaction ``-F`` at C. Coincident centers (a penetration equal to
-        ``R + R_other``) leave the normal undefined and are outside the
-        model.
+        The normal is :math:`\hat{n} = \bar{r}^{P/Q}/|\bar{r}^{P/Q}|` (from
+        the other center Q to P), the gap
+        :math:`h = |\bar{r}^{P/Q}| - R - R_{other}` and the contact point C
+        lies on the other sphere's surface,
+        :math:`\bar{r}^{C/Q} = R_{other} \hat{n}`; otherwise the force law
+        is that of the class. The other sphere always takes the reaction
+        :math:`-\bar{F}` at C. Coincident centers (a penetration equal to
+        :math:`R + R_{other}`) leave the normal undefined and are outside
+        the model.
 
         Examples
         ========
@@ -729,7 +795,8 @@ class HuntCrossleyContact(ActuatorBase):
     def from_restitution(cls, point, plane_point, normal, frame, *,
                          stiffness, restitution, impact_speed,
                          model='gonthier', **options):
-        r"""Contact whose damping gives restitution ``e`` at speed ``v0``.
+        r"""Contact whose damping gives restitution :math:`e` at speed
+        :math:`v_0`.
 
         Explanation
         ===========
@@ -900,20 +967,20 @@ class HuntCrossleyContact(ActuatorBase):
                      doc='Frame in which velocities are taken.')
     stiffness = property(lambda self: self._stiffness,
                          lambda self, v: _set_once(self, 'stiffness', v),
-                         doc='Contact stiffness k.')
+                         doc='Contact stiffness :math:`k`.')
     damping = property(lambda self: self._damping,
                        lambda self, v: _set_once(self, 'damping', v),
-                       doc='Hysteresis damping c.')
+                       doc='Hysteresis damping :math:`c`.')
     exponent = property(lambda self: self._exponent,
                         lambda self, v: _set_once(self, 'exponent', v),
-                        doc='Stiffness exponent n.')
+                        doc='Stiffness exponent :math:`n`.')
     radius = property(lambda self: self._radius,
                       lambda self, v: _set_once(self, 'radius', v),
-                      doc='Sphere radius R.')
+                      doc='Sphere radius :math:`R`.')
     friction_coefficient = property(
         lambda self: self._friction_coefficient,
         lambda self, v: _set_once(self, 'friction_coefficient', v),
-        doc='Coulomb friction coefficient mu.')
+        doc=r'Coulomb friction coefficient :math:`\mu`.')
     plane_frame = property(lambda self: self._plane_frame,
                            lambda self, v: _set_once(self, 'plane_frame', v),
                            doc='Frame, body or particle the plane is fixed '
@@ -924,7 +991,8 @@ class HuntCrossleyContact(ActuatorBase):
         doc='Frame the sphere is fixed in, or None.')
     clamped = property(lambda self: self._clamped,
                        lambda self, v: _set_once(self, 'clamped', v),
-                       doc='Whether the normal force is clamped to f >= 0.')
+                       doc=r'Whether the normal force is clamped to '
+                           r':math:`f \ge 0`.')
     friction_regularization = property(
         lambda self: self._friction_regularization,
         lambda self, v: _set_once(self, 'friction_regularization', v),
@@ -937,28 +1005,31 @@ class HuntCrossleyContact(ActuatorBase):
     static_coefficient = property(
         lambda self: self._static_coefficient,
         lambda self, v: _set_once(self, 'static_coefficient', v),
-        doc='Static coefficient mu_s of Stribeck friction, or None.')
+        doc=r'Static coefficient :math:`\mu_s` of Stribeck friction, or '
+            'None.')
     stribeck_speed = property(
         lambda self: self._stribeck_speed,
         lambda self, v: _set_once(self, 'stribeck_speed', v),
-        doc='Stribeck speed v_s, or None.')
+        doc='Stribeck speed :math:`v_s`, or None.')
 
     # -- derived quantities ----------------------------------------------
 
     @property
     def penetration(self):
-        """Penetration ``d = (|h| - h)/2`` (zero when separated)."""
+        """Penetration :math:`d = (|h| - h)/2` (zero when separated)."""
         return self._penetration
 
     @property
     def penetration_rate(self):
-        """Penetration rate ``d' = -(v_{P*} - v_{C*}) . n`` (> 0 while
-        approaching), whether or not in contact."""
+        r"""Penetration rate
+        :math:`\dot{d} = -(\bar{v}_{P^*} - \bar{v}_{C^*}) \cdot \hat{n}`
+        (:math:`> 0` while approaching), whether or not in contact."""
         return self._penetration_rate
 
     @property
     def normal_force(self):
-        """Normal force magnitude ``f`` on the sphere along ``+normal``."""
+        """Normal force magnitude :math:`f` on the sphere along
+        ``+normal``."""
         return self._normal_force
 
     @property
@@ -981,7 +1052,8 @@ class HuntCrossleyContact(ActuatorBase):
 
     @property
     def force(self):
-        """Total contact force ``f n + F_t`` on the sphere (Vector)."""
+        r"""Total contact force :math:`f \hat{n} + \bar{F}_t` on the sphere
+        (Vector)."""
         return self._normal_force * self.normal + self.friction_force
 
     def to_loads(self):

@@ -95,7 +95,7 @@ def moment(loads, point):
     ========
 
     Moore's example ("Force, Moment, and Torque"): two bound forces and
-    their moment about P = -5 n_x.
+    their moment about the point P at :math:`-5 \hat{n}_x`.
 
     >>> from sympy.physics.mechanics import Point, ReferenceFrame
     >>> from sympy_loads import moment
@@ -170,7 +170,7 @@ class Couple(Torque):
     >>> Couple(N, 3*N.z)
     Couple(N, 3*N.z)
 
-    A simple couple: two opposite forces 2 apart along n_x.
+    A simple couple: two opposite forces 2 apart along :math:`\hat{n}_x`.
 
     >>> O = Point('O')
     >>> A, B = O.locatenew('A', N.x), O.locatenew('B', -N.x)
@@ -263,14 +263,20 @@ class Replacement:
     Any set S of loads is equivalent to the resultant
     :math:`\bar{R}^S` bound to a line of action through a chosen point P
     together with a couple whose torque is the moment
-    :math:`\bar{M}^{S/P}` [Moore]_ [Kane1985]_::
+    :math:`\bar{M}^{S/P}` [Moore]_ [Kane1985]_:
 
-            F2 \                      T = M^{S/P}
-                \    F1      ==>        (  R = F1 + F2 + ...
-            P o--->                 P o------>
+    .. math::
 
-    Kane's generalized active force of a rigid body uses exactly this pair:
-    (Fr)_B = omega_r . T + v_r . R [Kane1985]_.
+       \bar{R} = \bar{R}^S = \sum_i \bar{F}_i \ \text{(bound to P)},
+       \qquad
+       \bar{T} = \bar{M}^{S/P} = \sum_i \bar{r}^{L_i/P} \times \bar{F}_i
+                 + \sum_j \bar{T}_j
+
+    (:math:`\bar{F}_i` the forces of S with points :math:`L_i` on their
+    lines of action, :math:`\bar{T}_j` the torques of its couples). Kane's
+    generalized active force of a rigid body uses exactly this pair:
+    :math:`(F_r)_B = \bar{\omega}_r \cdot \bar{T} + \bar{v}_r \cdot \bar{R}`
+    [Kane1985]_.
 
     Examples
     ========
@@ -377,17 +383,25 @@ class Replacement:
         return [self.force, self.torque]
 
     def to_matrix(self, force_frame, torque_frame=None):
-        r"""Return the 6x1 generalized force ``[R; T]`` of the set about
-        :attr:`point`.
+        r"""Return the 6x1 generalized force
+        :math:`\begin{bmatrix} \bar{R} \\ \bar{T} \end{bmatrix}` of the set
+        about :attr:`point`.
 
         Explanation
         ===========
 
         In the body-coordinate formulation [Nikravesh]_ the generalized
         force on body i about its local origin is
-        ``Q = [F (global directions); T' (local directions)]``. Pass the
-        global frame as ``force_frame`` and the body frame as
-        ``torque_frame`` (the default, :attr:`frame`).
+
+        .. math::
+
+           Q_i = \begin{bmatrix} \bar{F} \\ \bar{T}' \end{bmatrix}
+
+        with the components of the force :math:`\bar{F}` along the global
+        directions and those of the torque :math:`\bar{T}'` along the
+        body's local directions. Pass the global frame as ``force_frame``
+        and the body frame as ``torque_frame`` (the default,
+        :attr:`frame`).
 
         Examples
         ========
@@ -442,9 +456,10 @@ def are_equivalent(loads_a, loads_b, point=None):
     Two sets are equivalent (replacements of each other) when they have
     equal resultants and equal moments about any point [Moore]_. With equal
     resultants, equal moments about one point imply equal moments about
-    every point (:math:`M^P = M^Q + r^{Q/P} \times R`), so one point is
-    checked: ``point`` if given, else the first force's point. Equality is
-    decided by simplifying the differences' components.
+    every point
+    (:math:`\bar{M}^P = \bar{M}^Q + \bar{r}^{Q/P} \times \bar{R}`), so one
+    point is checked: ``point`` if given, else the first force's point.
+    Equality is decided by simplifying the differences' components.
 
     Examples
     ========

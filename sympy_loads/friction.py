@@ -1,7 +1,8 @@
 r"""Friction laws, smooth sign functions and a sliding-friction load.
 
-The scalar laws take a slip speed ``v`` and a normal force magnitude ``N``
-and return the friction force along ``v`` (opposing it, so ``F v <= 0``):
+The scalar laws take a slip speed :math:`v` and a normal force magnitude
+:math:`N` and return the friction force along :math:`v` (opposing it, so
+:math:`F v \le 0`):
 :func:`coulomb_friction`, :func:`viscous_friction`,
 :func:`stribeck_friction` and their combination :func:`friction_law`, with
 the exact sign or a smooth one (:func:`smooth_sign`).
@@ -16,24 +17,31 @@ pathway, *, v_s=None, sigma=None, mu_s=None)``. It was not used as a base
 here because:
 
 - *Sign conventions disagree.* Its docstring states
-  ``F = (mu_k f_n + (mu_s - mu_k) f_n exp(-(v/v_s)**2)) sign(v) + sigma v``
+
+  .. math::
+
+     F = \left(\mu_k f_n + (\mu_s - \mu_k) f_n e^{-(v/v_s)^2}\right)
+         \operatorname{sgn}(v) + \sigma v
+
   (along the motion), its code returns the negative of that as the
   expansile ``force`` of a ``ForceActuator``. Here one convention is
   stated and tested: the force opposes the slip and never adds energy.
-- *It measures slip along a pathway.* ``v`` is the pathway's extension
-  velocity. On a ``LinearPathway`` from a fixed point ``O`` to a block at
-  ``x N.x`` that is ``sign(x) x'``, and the loads contain
-  ``sign(sign(x) x') x/|x|``: right for ``x != 0`` but ``0/0`` (NaN) when
-  the block passes ``O``, and wrong for sliding that is not along the line
-  through the two points. :class:`SlidingFriction` uses the tangential
+- *It measures slip along a pathway.* :math:`v` is the pathway's extension
+  velocity. On a ``LinearPathway`` from a fixed point O to a block at
+  :math:`x \hat{n}_x` that is :math:`\operatorname{sgn}(x) \dot{x}`, and
+  the loads contain
+  :math:`\operatorname{sgn}(\operatorname{sgn}(x) \dot{x}) \, x/|x|`:
+  right for :math:`x \ne 0` but :math:`0/0` (NaN) when the block passes
+  O, and wrong for sliding that is not along the line through the two
+  points. :class:`SlidingFriction` uses the tangential
   slip velocity vector of the point relative to the surface, needs no
   second point, and is finite (zero) at zero slip.
 - *Magic defaults and no validation.* ``mu_k=None`` becomes 1 and
   ``v_s=None`` becomes 0.01; ``v_s=0`` is accepted and gives
   ``exp(zoo ...)``; negative coefficients (friction that pushes) are
   accepted. Here a Stribeck term needs both ``static_coefficient`` and a
-  positive ``stribeck_speed``, ``mu_s >= mu_k`` is checked, and negative
-  numeric coefficients raise ``ValueError``.
+  positive ``stribeck_speed``, :math:`\mu_s \ge \mu_k` is checked, and
+  negative numeric coefficients raise ``ValueError``.
 - *Exact sign only*, and a ``repr`` that misses a comma and does not
   follow the constructor. Here the sign may be regularized (tanh, atan,
   algebraic) for numerical integration, and ``repr`` mirrors the
@@ -75,23 +83,30 @@ def _check_sign_method(value, argname='sign_method'):
 
 
 def smooth_sign(x, regularization=0, method='tanh'):
-    r"""Return the sign of ``x``, exact or regularized by a speed ``eps``.
+    r"""Return the sign of ``x``, exact or regularized by a speed
+    :math:`\varepsilon`.
 
     Explanation
     ===========
 
-    Regularized sign functions replace the jump of ``sign(x)`` at zero by a
-    smooth ramp of width ``eps`` so that friction laws can be integrated by
-    ordinary ODE solvers::
+    Regularized sign functions replace the jump of
+    :math:`\operatorname{sgn}(x)` at zero by a smooth ramp of width
+    :math:`\varepsilon` so that friction laws can be integrated by ordinary
+    ODE solvers:
 
-        'tanh'       tanh(x/eps)
-        'atan'       (2/pi) atan(x/eps)
-        'algebraic'  x/sqrt(x**2 + eps**2)
-        'exact'      sign(x)            (used whenever eps = 0)
+    ===============  ==================================================
+    ``method``       sign of :math:`x`
+    ===============  ==================================================
+    ``'tanh'``       :math:`\tanh(x/\varepsilon)`
+    ``'atan'``       :math:`\frac{2}{\pi} \arctan(x/\varepsilon)`
+    ``'algebraic'``  :math:`x/\sqrt{x^2 + \varepsilon^2}`
+    ``'exact'``      :math:`\operatorname{sgn}(x)` (used whenever
+                     :math:`\varepsilon = 0`)
+    ===============  ==================================================
 
-    All are odd, bounded by 1 and exactly zero at ``x = 0``; the same
-    ``eps`` gives different laws (at ``x = 3 eps`` they reach 0.995, 0.795
-    and 0.949).
+    All are odd, bounded by 1 and exactly zero at :math:`x = 0`; the same
+    :math:`\varepsilon` gives different laws (at :math:`x = 3 \varepsilon`
+    they reach 0.995, 0.795 and 0.949).
 
     Examples
     ========
@@ -112,8 +127,8 @@ def smooth_sign(x, regularization=0, method='tanh'):
     x : sympifiable
         The argument, typically a slip speed.
     regularization : sympifiable, optional
-        The regularization speed ``eps`` (nonnegative). Zero (the default)
-        gives the exact ``sign`` whatever the method.
+        The regularization speed :math:`\varepsilon` (nonnegative). Zero
+        (the default) gives the exact ``sign`` whatever the method.
     method : str, optional
         One of ``'tanh'`` (default), ``'atan'``, ``'algebraic'`` or
         ``'exact'``.
@@ -154,26 +169,26 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
     Explanation
     ===========
 
-    The force has the constant magnitude ``mu_k N`` and opposes the slip
-    speed ``v`` [Moore]_:
+    The force has the constant magnitude :math:`\mu_k N` and opposes the
+    slip speed :math:`v` [Moore]_:
 
     .. math::
 
-       F = -\mu_k N \operatorname{sgn}(v)
+       F = -\mu_k N \operatorname{sgn}(v) =
+       \begin{cases}
+          -\mu_k N & v > 0 \\
+          0 & v = 0 \\
+          +\mu_k N & v < 0
+       \end{cases}
 
-    ::
-
-            F ^
-        muN |------           v > 0: F = -mu N
-            |                 v = 0: F = 0 (exact sign) or a smooth ramp
-          --+------> v        v < 0: F = +mu N
-            |------ -muN
-
-    With ``regularization`` ``eps > 0`` the sign is replaced by the smooth
-    sign of :func:`smooth_sign`, so the law is continuous through ``v = 0``
-    and can be integrated by ordinary ODE solvers. At ``v = 0`` the force is
-    exactly zero either way; the static range ``|F| <= mu_s N`` of a body at
-    rest cannot be expressed by an explicit function of ``v``.
+    with the exact sign; a smooth sign turns the step at :math:`v = 0` into
+    a ramp. With ``regularization`` :math:`\varepsilon > 0` the sign is
+    replaced by the smooth sign of :func:`smooth_sign`, so the law is
+    continuous through :math:`v = 0` and can be integrated by ordinary ODE
+    solvers. At :math:`v = 0` the force is exactly zero either way; the
+    static range :math:`|F| \le \mu_s N` of a body at rest cannot be
+    expressed by an explicit function of :math:`v`. The tutorial
+    :doc:`/tutorials/springs_dampers_friction` plots the law.
 
     Examples
     ========
@@ -192,16 +207,17 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
     ==========
 
     speed : sympifiable
-        The slip speed ``v`` of the body the force acts on, relative to the
-        surface it slides on (positive in the direction the force is
+        The slip speed :math:`v` of the body the force acts on, relative to
+        the surface it slides on (positive in the direction the force is
         measured in).
     normal_force : sympifiable
-        The magnitude ``N >= 0`` of the normal force between the surfaces.
+        The magnitude :math:`N \ge 0` of the normal force between the
+        surfaces.
     coefficient : sympifiable
-        The coefficient of kinetic friction ``mu_k >= 0``.
+        The coefficient of kinetic friction :math:`\mu_k \ge 0`.
     regularization : sympifiable, optional
-        The regularization speed ``eps >= 0`` of the smooth sign; 0 (the
-        default) gives the exact ``sign``.
+        The regularization speed :math:`\varepsilon \ge 0` of the smooth
+        sign; 0 (the default) gives the exact ``sign``.
     sign_method : str, optional
         ``'tanh'`` (default), ``'atan'``, ``'algebraic'`` or ``'exact'``; see
         :func:`smooth_sign`.
@@ -210,7 +226,7 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
     =======
 
     Expr
-        The friction force along the positive direction of ``v``.
+        The friction force along the positive direction of :math:`v`.
 
     Raises
     ======
@@ -237,7 +253,8 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
 
 
 def viscous_friction(speed, coefficient):
-    r"""Return the viscous friction force ``-c_v v`` along the slip speed.
+    r"""Return the viscous friction force :math:`-c_v v` along the slip
+    speed.
 
     Explanation
     ===========
@@ -262,9 +279,10 @@ def viscous_friction(speed, coefficient):
     ==========
 
     speed : sympifiable
-        The slip speed ``v``.
+        The slip speed :math:`v`.
     coefficient : sympifiable
-        The viscous friction coefficient ``c_v >= 0`` (force per speed).
+        The viscous friction coefficient :math:`c_v \ge 0` (force per
+        speed).
 
     Returns
     =======
@@ -303,27 +321,29 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
     ===========
 
     At low slip speed the friction level falls from the static value
-    ``mu_s N`` to the kinetic value ``mu_k N`` over a speed scale ``v_s``
-    (the Stribeck effect); a viscous term may be added [Flores2023]_:
+    :math:`\mu_s N` to the kinetic value :math:`\mu_k N` over a speed scale
+    :math:`v_s` (the Stribeck effect); a viscous term may be added
+    [Flores2023]_:
 
     .. math::
 
        F = -\left[\mu_k N + (\mu_s - \mu_k) N
            e^{-(|v|/v_s)^\delta}\right] \operatorname{sgn}(v) - c_v v
 
-    ::
+    With the exact sign the level starts at the static peak and decays to
+    the kinetic level (plus the viscous part :math:`c_v |v|`):
 
-            |F|
-        musN |  .
-             |    ` .
-        mukN |        ` - - - - -      (plus c_v |v| if viscous)
-             +--------------------> |v|
-                 v_s
+    .. math::
 
-    ``delta = 2`` (the default) is the usual Gaussian form, written with
-    ``v**2`` instead of ``Abs(v)**2``. The sign is exact unless a
+       |F| \to \mu_s N \quad (|v| \to 0), \qquad
+       |F| \approx \mu_k N + c_v |v| \quad (|v| \gg v_s)
+
+    (plotted in the tutorial :doc:`/tutorials/springs_dampers_friction`).
+    :math:`\delta = 2` (the default) is the usual Gaussian form, written
+    with ``v**2`` instead of ``Abs(v)**2``. The sign is exact unless a
     ``regularization`` speed is given (see :func:`smooth_sign`); choose
-    ``eps`` well below ``v_s`` or the smooth ramp hides the static peak.
+    :math:`\varepsilon` well below :math:`v_s` or the smooth ramp hides the
+    static peak.
 
     Examples
     ========
@@ -346,19 +366,20 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
     ==========
 
     speed : sympifiable
-        The slip speed ``v``.
+        The slip speed :math:`v`.
     normal_force : sympifiable
-        The normal force magnitude ``N >= 0``.
+        The normal force magnitude :math:`N \ge 0`.
     kinetic_coefficient : sympifiable
-        ``mu_k >= 0``.
+        :math:`\mu_k \ge 0`.
     static_coefficient : sympifiable
-        ``mu_s >= mu_k``.
+        :math:`\mu_s \ge \mu_k`.
     stribeck_speed : sympifiable
-        The Stribeck speed ``v_s > 0``.
+        The Stribeck speed :math:`v_s > 0`.
     exponent : sympifiable, optional
-        The exponent ``delta > 0`` of the Stribeck curve; 2 by default.
+        The exponent :math:`\delta > 0` of the Stribeck curve; 2 by
+        default.
     viscous_coefficient : sympifiable, optional
-        ``c_v >= 0``; 0 by default.
+        :math:`c_v \ge 0`; 0 by default.
     regularization, sign_method : optional
         As in :func:`coulomb_friction`.
 
@@ -373,9 +394,10 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
     TypeError
         If an argument is not a scalar.
     ValueError
-        If a numeric parameter has the wrong sign (``N``, ``mu_k``, ``c_v``,
-        ``eps`` negative; ``v_s`` or ``delta`` not positive) or
-        ``mu_s < mu_k``.
+        If a numeric parameter has the wrong sign (:math:`N`,
+        :math:`\mu_k`, :math:`c_v`, :math:`\varepsilon` negative;
+        :math:`v_s` or :math:`\delta` not positive) or
+        :math:`\mu_s < \mu_k`.
 
     References
     ==========
@@ -396,20 +418,23 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
 def friction_magnitude(slip_speed, normal_force=0, *, kinetic_coefficient=0,
                        static_coefficient=None, stribeck_speed=None,
                        exponent=2, viscous_coefficient=0):
-    r"""Return the magnitude ``f(s) >= 0`` of the friction force at the slip
-    speed ``s = |v|``.
+    r"""Return the magnitude :math:`f(s) \ge 0` of the friction force at
+    the slip speed :math:`s = |v|`.
 
     Explanation
     ===========
 
-    The combined law of :func:`friction_law` is ``F = -f(|v|) sgn(v)``
-    with::
+    The combined law of :func:`friction_law` is
+    :math:`F = -f(|v|) \operatorname{sgn}(v)` with
 
-        f(s) = mu_k N + (mu_s - mu_k) N exp(-(s/v_s)**delta) + c_v s
+    .. math::
 
-    (the Stribeck term only when ``mu_s`` is given). The vector friction
-    force of :class:`SlidingFriction` is ``-f(s)`` times the smoothed unit
-    slip direction. ``slip_speed`` is treated as a magnitude (``s >= 0``).
+       f(s) = \mu_k N + (\mu_s - \mu_k) N e^{-(s/v_s)^\delta} + c_v s
+
+    (the Stribeck term only when :math:`\mu_s` is given). The vector
+    friction force of :class:`SlidingFriction` is :math:`-f(s)` times the
+    smoothed unit slip direction. ``slip_speed`` is treated as a magnitude
+    (:math:`s \ge 0`).
 
     Examples
     ========
@@ -499,15 +524,18 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
 
     The general scalar law from which :func:`coulomb_friction`,
     :func:`stribeck_friction` and :func:`viscous_friction` are special
-    cases [Flores2023]_::
+    cases [Flores2023]_:
 
-        F = -[mu_k N + (mu_s - mu_k) N exp(-(|v|/v_s)**delta)] sgn(v) - c_v v
+    .. math::
+
+       F = -\left[\mu_k N + (\mu_s - \mu_k) N e^{-(|v|/v_s)^\delta}\right]
+           \operatorname{sgn}(v) - c_v v
 
     Leave ``static_coefficient`` out for plain Coulomb (plus viscous)
-    friction. ``sgn`` is the exact sign, or the smooth sign of
-    :func:`smooth_sign` when ``regularization > 0``. Sign convention: ``F``
-    and ``v`` are measured along the same direction, so ``F v <= 0``: the
-    law never adds energy.
+    friction. :math:`\operatorname{sgn}` is the exact sign, or the smooth
+    sign of :func:`smooth_sign` when ``regularization > 0``. Sign
+    convention: :math:`F` and :math:`v` are measured along the same
+    direction, so :math:`F v \le 0`: the law never adds energy.
 
     Examples
     ========
@@ -525,23 +553,23 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
     ==========
 
     speed : sympifiable
-        The slip speed ``v``.
+        The slip speed :math:`v`.
     normal_force : sympifiable, optional
-        The normal force magnitude ``N >= 0``.
+        The normal force magnitude :math:`N \ge 0`.
     kinetic_coefficient : sympifiable, optional
-        ``mu_k >= 0``; 0 by default.
+        :math:`\mu_k \ge 0`; 0 by default.
     static_coefficient : sympifiable, optional
-        ``mu_s >= mu_k``; needs ``stribeck_speed``. ``None`` (default): no
-        Stribeck term.
+        :math:`\mu_s \ge \mu_k`; needs ``stribeck_speed``. ``None``
+        (default): no Stribeck term.
     stribeck_speed : sympifiable, optional
-        ``v_s > 0``.
+        :math:`v_s > 0`.
     exponent : sympifiable, optional
-        ``delta > 0`` of the Stribeck curve; 2 by default.
+        :math:`\delta > 0` of the Stribeck curve; 2 by default.
     viscous_coefficient : sympifiable, optional
-        ``c_v >= 0``; 0 by default.
+        :math:`c_v \ge 0`; 0 by default.
     regularization : sympifiable, optional
-        The regularization speed ``eps >= 0`` of the sign; 0 (default)
-        gives the exact ``sign``.
+        The regularization speed :math:`\varepsilon \ge 0` of the sign; 0
+        (default) gives the exact ``sign``.
     sign_method : str, optional
         See :func:`smooth_sign`.
 
@@ -556,8 +584,8 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
     TypeError
         If an argument is not a scalar.
     ValueError
-        If a numeric parameter has the wrong sign, ``mu_s < mu_k``, or only
-        one of ``static_coefficient`` and ``stribeck_speed`` is given.
+        If a numeric parameter has the wrong sign, :math:`\mu_s < \mu_k`, or
+        only one of ``static_coefficient`` and ``stribeck_speed`` is given.
 
     References
     ==========
@@ -635,29 +663,37 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     Explanation
     ===========
 
-    The vector form of :func:`friction_law`: with ``s = |v_t|`` the slip
-    speed and ``f(s)`` the level of :func:`friction_magnitude` without the
-    viscous part::
+    The vector form of :func:`friction_law`: with :math:`s = |\bar{v}_t|`
+    the slip speed and :math:`f(s)` the level of :func:`friction_magnitude`
+    without the viscous part,
 
-        F = -f(s) sgn(s) v_t / s - c_v v_t
+    .. math::
 
-    ``sgn(s) / s`` is written so that no ``0/0`` occurs at ``v_t = 0``:
+       \bar{F} = -f(s) \operatorname{sgn}(s) \frac{\bar{v}_t}{s}
+                 - c_v \bar{v}_t
 
-    - ``'algebraic'``: ``1 / sqrt(s**2 + eps**2)`` (no special case at all);
-    - ``'tanh'``, ``'atan'``, ``'exact'``: ``sgn(s) / s*`` with
-      ``s* = s + [s = 0]`` (``[.]`` is 1 when the condition holds, else
-      0) and ``s = euclidean_norm(v_t)``; at zero slip ``v_t`` is the zero
-      vector so the force is exactly zero there, and NumPy evaluates it
-      without warnings. A term ``sgn'(0) [s = 0]`` (zero force, since
-      ``v_t = 0`` there) makes the Jacobian at zero slip the limit
-      ``-f(0) sgn'(0) I``.
+    :math:`\operatorname{sgn}(s)/s` is written so that no :math:`0/0`
+    occurs at :math:`\bar{v}_t = 0`:
+
+    - ``'algebraic'``: :math:`1/\sqrt{s^2 + \varepsilon^2}` (no special
+      case at all);
+    - ``'tanh'``, ``'atan'``, ``'exact'``: :math:`\operatorname{sgn}(s)/s^*`
+      with :math:`s^* = s + [s = 0]` (:math:`[\cdot]` is 1 when the
+      condition holds, else 0) and :math:`s` computed as
+      ``euclidean_norm`` of the components of :math:`\bar{v}_t`; at zero
+      slip :math:`\bar{v}_t` is the zero vector so the force is exactly
+      zero there, and NumPy evaluates it without warnings. A term
+      :math:`\operatorname{sgn}'(0) \, [s = 0]` (zero force, since
+      :math:`\bar{v}_t = 0` there) makes the Jacobian at zero slip the
+      limit :math:`-f(0) \operatorname{sgn}'(0) I`.
 
     The force then opposes the slip direction in every direction of the
     plane, with no hand-derived signs (compare the textbook's per-component
-    ``-|v_x|/v_x mu F_z``, which is ``0/0`` at ``v_x = 0``). The
-    derivatives (a Jacobian, ``KanesMethod.linearize``) contain no
-    ``Piecewise`` or ``DiracDelta`` and are finite everywhere; at zero slip
-    the exact sign, which has no derivative there, contributes 0.
+    :math:`-\frac{|v_x|}{v_x} \mu F_z`, which is :math:`0/0` at
+    :math:`v_x = 0`). The derivatives (a Jacobian,
+    ``KanesMethod.linearize``) contain no ``Piecewise`` or ``DiracDelta``
+    and are finite everywhere; at zero slip the exact sign, which has no
+    derivative there, contributes 0.
 
     Examples
     ========
@@ -676,9 +712,9 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     ==========
 
     slip_velocity : Vector
-        The tangential slip velocity ``v_t`` of the body the force acts on
-        relative to the surface (project out the normal component first;
-        :class:`SlidingFriction` does this).
+        The tangential slip velocity :math:`\bar{v}_t` of the body the force
+        acts on relative to the surface (project out the normal component
+        first; :class:`SlidingFriction` does this).
     normal_force, kinetic_coefficient, static_coefficient, stribeck_speed, exponent, viscous_coefficient, regularization, sign_method
         As in :func:`friction_law`.
 
@@ -731,32 +767,35 @@ class SlidingFriction(ActuatorBase):
 
     The force on ``point`` opposes its tangential slip velocity relative to
     the surface, with the magnitude of the combined Coulomb, Stribeck and
-    viscous law (:func:`friction_law`, :func:`sliding_friction_force`)::
+    viscous law (:func:`friction_law`, :func:`sliding_friction_force`).
+    With :math:`\bar{v}` the velocity of ``point`` relative to the surface
+    frame S and :math:`\hat{n}` the unit normal, the tangential slip
+    velocity and the force on ``point`` are
 
-        v   = velocity of point relative to the surface frame S
-        v_t = v - (v . n) n                     (tangential slip velocity)
-        F   = -f(|v_t|) sgn(|v_t|) v_t/|v_t| - c_v v_t     on ``point``
-        -F                          on the surface body, at the point of S
-                                    coincident with ``point``
+    .. math::
 
-              n ^
-                |    F <---- o point ----> v_t
-            ====+===================== surface S
+       \bar{v}_t = \bar{v} - (\bar{v} \cdot \hat{n}) \hat{n}, \qquad
+       \bar{F} = -f(|\bar{v}_t|) \operatorname{sgn}(|\bar{v}_t|)
+                 \frac{\bar{v}_t}{|\bar{v}_t|} - c_v \bar{v}_t
+
+    and :math:`-\bar{F}` acts on the surface body, at the point of S
+    coincident with ``point``.
 
     It is exactly zero, and finite when evaluated numerically, at zero slip.
-    If ``surface`` is a ``RigidBody`` the reaction ``-F`` is applied to it
-    at :attr:`reaction_point`, a point fixed in the body that coincides with
-    ``point`` (its velocity in ``frame`` is ``v_point - v``).
+    If ``surface`` is a ``RigidBody`` the reaction :math:`-\bar{F}` is
+    applied to it at :attr:`reaction_point`, a point fixed in the body that
+    coincides with ``point`` (its velocity in ``frame`` is that of
+    ``point`` minus :math:`\bar{v}`).
 
-    The normal force magnitude is given (e.g. ``m g`` on a horizontal
+    The normal force magnitude is given (e.g. :math:`m g` on a horizontal
     plane, or a contact model's normal force); friction does not know the
     constraint force of a contact that is modelled as a constraint.
 
     Unlike SymPy 1.14's ``CoulombKineticFriction`` it acts on the slip
     velocity *vector* (sliding in any direction, no second point, no NaN
     when the point passes an anchor), has one tested sign convention
-    (``F . v_t <= 0``), validates its parameters and has no magic defaults;
-    see the module documentation for the details.
+    (:math:`\bar{F} \cdot \bar{v}_t \le 0`), validates its parameters and
+    has no magic defaults; see the module documentation for the details.
 
     Examples
     ========
@@ -806,7 +845,7 @@ class SlidingFriction(ActuatorBase):
         The Newtonian frame of the equations of motion; the surface is fixed
         in it unless ``surface`` is given.
     normal_force : sympifiable
-        The normal force magnitude ``N >= 0``.
+        The normal force magnitude :math:`N \ge 0`.
     kinetic_coefficient, static_coefficient, stribeck_speed, exponent, viscous_coefficient, regularization, sign_method : optional
         The friction law, as in :func:`friction_law`.
     surface : RigidBody or ReferenceFrame, optional
@@ -920,7 +959,8 @@ class SlidingFriction(ActuatorBase):
 
     @property
     def slip_velocity(self):
-        """The tangential slip velocity ``v - (v . n) n`` of the point
+        r"""The tangential slip velocity
+        :math:`\bar{v} - (\bar{v} \cdot \hat{n}) \hat{n}` of the point
         relative to the surface."""
         v, _ = self._relative_velocity()
         return v - v.dot(self.normal) * self.normal

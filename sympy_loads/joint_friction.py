@@ -228,13 +228,19 @@ class JointReaction:
     ``joint.child_point``; ``torque`` is the torque of the couple that
     accompanies it (the moment about ``joint.child_point``). The parent takes
     ``-force`` and ``-torque``. Both are also given as components in the
-    joint frame, whose unit vectors ``axes`` are fixed in
-    ``joint.child_interframe`` with ``z`` along the joint axis::
+    joint frame, whose unit vectors ``axes``
+    :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` are fixed in
+    ``joint.child_interframe`` with :math:`\hat{e}_z` along the joint axis:
 
-                 parent
-           ---------o---------  joint.child_point
-                    |  force, torque: parent -> child
-                  child
+    .. math::
+
+       \bar{R} = \sum_{k = x, y, z} R_k \hat{e}_k, \qquad
+       \bar{T} = \sum_{k = x, y, z} T_k \hat{e}_k
+
+    with :math:`R_k` the ``force_components`` and :math:`T_k` the
+    ``torque_components``: :math:`\bar{R}` (``force``) and :math:`\bar{T}`
+    (``torque``) act from the parent on the child, :math:`-\bar{R}` and
+    :math:`-\bar{T}` from the child on the parent.
 
     Components the joint leaves free (the axial force of a prismatic joint,
     the axial torque of a pin joint, ...) are zero: an ideal joint does not
@@ -247,8 +253,8 @@ class JointReaction:
     ========
 
     A block on a horizontal slider under gravity: the slider pushes it up
-    with ``m g`` (along the joint frame's first axis, ``block.y`` here), and
-    transmits nothing along the slider axis:
+    with :math:`m g` (along the joint frame's first axis, ``block.y``
+    here), and transmits nothing along the slider axis:
 
     >>> import sympy as sm
     >>> from sympy.physics.mechanics import PrismaticJoint, RigidBody, System
@@ -273,7 +279,8 @@ class JointReaction:
     joint : Joint
         The joint that transmits the reaction.
     axes : tuple of three Vectors
-        Unit vectors of the joint frame, ``e_z`` along the joint axis.
+        Unit vectors of the joint frame, :math:`\hat{e}_z` along the joint
+        axis.
     force_components, torque_components : 3x1 Matrix
         The reaction force and torque on the child along ``axes``.
 
@@ -298,8 +305,9 @@ class JointReaction:
 
     @property
     def axes(self):
-        """Unit vectors ``(e_x, e_y, e_z)`` of the joint frame, fixed in the
-        child interframe, ``e_z`` along the joint axis."""
+        r"""Unit vectors :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` of the
+        joint frame, fixed in the child interframe, :math:`\hat{e}_z` along
+        the joint axis."""
         return self._axes
 
     @property
@@ -366,25 +374,37 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     Kane's method leaves the joint reactions out of the equations of motion.
     They are brought into evidence with auxiliary generalized speeds
     [Kane1985]_: the child side of the joint is given six fictitious speeds,
-    a translation ``v e_k`` and a rotation ``w e_k`` about
-    ``joint.child_point``, that the joint forbids. The partial velocities of
-    every point of the child side for these speeds are ``e_k`` and
-    ``e_k x r``, so the auxiliary Kane's equations
-    ``F_aux + F*_aux + e_k . (reaction) = 0`` read (the speeds are then set to
-    zero)::
+    a translation :math:`v \hat{e}_k` and a rotation :math:`w \hat{e}_k`
+    about ``joint.child_point``, that the joint forbids. The partial
+    velocities of every point of the child side for these speeds are
+    :math:`\hat{e}_k` and :math:`\hat{e}_k \times \bar{r}`, so the
+    auxiliary Kane's equations
+    :math:`F_{aux} + F^*_{aux} + \hat{e}_k \cdot (\text{reaction}) = 0`
+    read (the speeds are then set to zero)
 
-        R     = sum over child side ( m a_G )              - sum F_applied
-        T_P   = sum over child side ( r_PG x m a_G + I.alpha + w x I.w )
-                - sum ( r_PQ x F_applied + T_applied )
+    .. math::
 
-    i.e. Newton-Euler for the child side, with ``P = joint.child_point``.
+       \bar{R} &= \sum_{\text{child side}} m \bar{a}^G
+                  - \sum \bar{F}_{applied} \\
+       \bar{T}_P &= \sum_{\text{child side}} \left(\bar{r}^{G/P} \times
+                    m \bar{a}^G + \breve{I} \cdot \bar{\alpha}
+                    + \bar{\omega} \times \breve{I} \cdot \bar{\omega}
+                    \right)
+                    - \sum \left(\bar{r}^{Q/P} \times \bar{F}_{applied}
+                    + \bar{T}_{applied}\right)
+
+    i.e. Newton-Euler for the child side, with P = ``joint.child_point``,
+    G the mass center, :math:`\breve{I}` the central inertia dyadic,
+    :math:`\bar{\omega}` and :math:`\bar{\alpha}` the angular velocity and
+    acceleration of each body, and Q the point of each applied force.
     This is what ``KanesMethod(..., u_auxiliary=...)`` computes once the
     auxiliary speeds have been added to the velocities by hand; here they are
     formed directly so the user's model is left untouched. Accelerations are
-    written with the speeds' derivatives ``u'`` and ``q'`` is replaced by the
-    kinematic differential equations, so the result is a function of
-    ``q, u, u', t``, the constants and the applied loads. Evaluate it along a
-    solution (``u'`` from the equations of motion) to get the reaction.
+    written with the speeds' derivatives :math:`\dot{u}` and :math:`\dot{q}`
+    is replaced by the kinematic differential equations, so the result is a
+    function of :math:`q, u, \dot{u}, t`, the constants and the applied
+    loads. Evaluate it along a solution (:math:`\dot{u}` from the equations
+    of motion) to get the reaction.
 
     The child side is found from ``model.joints`` when ``model`` is a
     ``System`` (the joint must cut the system in two: no closed loop through
@@ -400,7 +420,7 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     Examples
     ========
 
-    A pendulum of mass ``m`` on a pin; the rod tension is
+    A pendulum of mass :math:`m` on a pin; the rod tension is
     :math:`m (g \cos\theta + L \dot{\theta}^2)` [Notes3D]_:
 
     >>> import sympy as sm
@@ -427,10 +447,12 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     >>> reaction.torque_components.T
     Matrix([[0, 0, 0]])
 
-    ``bob.x`` points from the bob to the pin (``child_point = L bob.x``), so
-    with ``theta = q_pin - pi/2`` from the downward vertical the first
-    component is the tension ``m (g cos(theta) + L theta'**2)``. The second is
-    zero along the motion (``u' = g cos(q)/L`` for a point mass).
+    ``bob.x`` points from the bob to the pin
+    (``child_point=L * bob.frame.x``), so with
+    :math:`\theta = q_{pin} - \pi/2` from the downward vertical the first
+    component is the tension :math:`m (g \cos\theta + L \dot{\theta}^2)`.
+    The second is zero along the motion
+    (:math:`\dot{u} = g \cos(q)/L` for a point mass).
 
     Parameters
     ==========
@@ -582,7 +604,7 @@ class JointFriction(ActuatorBase):
     The friction magnitudes follow the course notes "Three-Dimensional
     Generalized Forces" [Notes3D]_, with the reaction force
     :math:`(F_x, F_y, F_z)` on the child resolved in the joint frame
-    (``z`` along the joint axis, see :func:`joint_reactions`) and
+    (:math:`z` along the joint axis, see :func:`joint_reactions`) and
     :math:`F_p` an optional preload (a normal force, e.g. from a bearing
     fit):
 
@@ -606,35 +628,42 @@ class JointFriction(ActuatorBase):
     guide carries as edge loads) are computed by :func:`joint_reactions`
     but not turned into friction; add them to the preload if they matter.
 
-    The magnitudes ``f`` and ``T`` are the unknown ``dynamicsymbols`` in
-    :attr:`symbols`, because the reaction itself depends on the friction.
-    The loads oppose the relative motion of the child with respect to the
-    parent, using :func:`~sympy_loads.smooth_sign` ``s`` of the joint
-    speed::
+    The magnitudes :math:`f` and :math:`T` are the unknown
+    ``dynamicsymbols`` in :attr:`symbols`, because the reaction itself
+    depends on the friction. The loads oppose the relative motion of the
+    child with respect to the parent, using the sign :math:`s` of
+    :func:`~sympy_loads.smooth_sign` of the joint speed. With
+    :math:`\hat{a}` the unit joint axis (the child moves at
+    :math:`v \hat{a}` and rotates at :math:`w \hat{a}` relative to the
+    parent), the child takes the force :math:`\bar{F}` at ``child_point``
+    and the torque :math:`\bar{T}` on ``child.frame``, the parent
+    :math:`-\bar{F}` at ``parent_point`` and :math:`-\bar{T}` on
+    ``parent.frame``:
 
-                       a (unit joint axis), child moves at v a
-        parent ====================[ child ]====>
-                 +f s(v) a  <--  on parent     on child  -->  -f s(v) a
+    .. math::
 
-        child:  Force(child_point, -f s(v) a),  Torque(child.frame, -T s(w) a)
-        parent: Force(parent_point, +f s(v) a), Torque(parent.frame, +T s(w) a)
+       \bar{F} = -f \, s(v) \, \hat{a}, \qquad
+       \bar{T} = -T \, s(w) \, \hat{a}
 
-    with ``v`` the translation speed and ``w`` the rotation speed of the
-    joint (its generalized speeds). For a spherical joint the torque on the
-    child is ``-T s(|omega|) omega/|omega|``, ``omega`` the angular velocity
-    of the child interframe in the parent interframe, written so that it is
-    zero, not 0/0, at rest. The friction powers are ``-f s(v) v <= 0`` and
-    ``-T s(w) w <= 0``: friction never adds energy.
+    with :math:`v` the translation speed and :math:`w` the rotation speed of
+    the joint (its generalized speeds). For a spherical joint the torque on
+    the child is
+    :math:`-T \, s(|\bar{\omega}_{rel}|) \,
+    \bar{\omega}_{rel}/|\bar{\omega}_{rel}|`, :math:`\bar{\omega}_{rel}` the
+    angular velocity of the child interframe in the parent interframe,
+    written so that it is zero, not :math:`0/0`, at rest. The friction
+    powers are :math:`-f \, s(v) \, v \le 0` and
+    :math:`-T \, s(w) \, w \le 0`: friction never adds energy.
 
-    Since the reaction depends on ``f`` and ``T``,
+    Since the reaction depends on :math:`f` and :math:`T`,
     ``simulate(..., joint_friction=[...])`` resolves the loop at every
     evaluation by relaxation starting from zero friction, as in the course
     notes;
-    :meth:`prepare` gives it the numeric map from ``(q, u, u', t)`` to the
-    magnitudes. Add the actuator to the model like any other
-    (``System.add_actuators``, or its ``to_loads()`` in the loads of a
-    ``KanesMethod``). Units: ``f`` is a force, ``T`` a torque, ``R`` a
-    length.
+    :meth:`prepare` gives it the numeric map from
+    :math:`(q, u, \dot{u}, t)` to the magnitudes. Add the actuator to the
+    model like any other (``System.add_actuators``, or its ``to_loads()``
+    in the loads of a ``KanesMethod``). Units: :math:`f` is a force,
+    :math:`T` a torque, :math:`R` a length.
 
     Examples
     ========
@@ -657,18 +686,20 @@ class JointFriction(ActuatorBase):
 
     joint : PinJoint, PrismaticJoint, CylindricalJoint or SphericalJoint
     coefficient : sympifiable
-        Coefficient of friction ``mu`` (nonnegative).
+        Coefficient of friction :math:`\mu` (nonnegative).
     radius : sympifiable, optional
-        Friction radius ``R`` of a pin, cylindrical or spherical joint
+        Friction radius :math:`R` of a pin, cylindrical or spherical joint
         (positive; required for those, not accepted for a prismatic joint).
     end_coefficient, end_radius : sympifiable, optional
-        ``mu_end`` and ``R_end`` of the thrust face of a pin joint (default
-        0: no thrust face).
+        :math:`\mu_{end}` and :math:`R_{end}` of the thrust face of a pin
+        joint (default 0: no thrust face).
     alpha : sympifiable, optional
-        Weight of the axial load of a spherical joint, ``0 <= alpha <= 1``
-        (default 1: axial and radial loads count alike).
+        Weight :math:`\alpha` of the axial load of a spherical joint,
+        :math:`0 \le \alpha \le 1` (default 1: axial and radial loads count
+        alike).
     preload : sympifiable, optional
-        Normal force ``F_p`` added to the reaction (nonnegative, default 0).
+        Normal force :math:`F_p` added to the reaction (nonnegative,
+        default 0).
     regularization : sympifiable, optional
         Regularization speed of :func:`~sympy_loads.smooth_sign` (default 0:
         exact sign).
@@ -745,17 +776,20 @@ class JointFriction(ActuatorBase):
 
     joint = property(lambda self: self._joint, doc='The joint.')
     coefficient = property(lambda self: self._coefficient,
-                           doc='Coefficient of friction mu.')
+                           doc=r'Coefficient of friction :math:`\mu`.')
     radius = property(lambda self: self._radius,
-                      doc='Friction radius R (None for a prismatic joint).')
+                      doc='Friction radius :math:`R` (None for a '
+                          'prismatic joint).')
     end_coefficient = property(lambda self: self._end_coefficient,
-                               doc='Thrust-face coefficient mu_end.')
+                               doc=r'Thrust-face coefficient '
+                                   r':math:`\mu_{end}`.')
     end_radius = property(lambda self: self._end_radius,
-                          doc='Thrust-face radius R_end.')
+                          doc='Thrust-face radius :math:`R_{end}`.')
     alpha = property(lambda self: self._alpha,
-                     doc='Weight of the axial load (spherical joint).')
+                     doc=r'Weight :math:`\alpha` of the axial load '
+                         '(spherical joint).')
     preload = property(lambda self: self._preload,
-                       doc='Preload normal force F_p.')
+                       doc='Preload normal force :math:`F_p`.')
     regularization = property(lambda self: self._regularization,
                               doc='Regularization speed of the sign.')
     sign_method = property(lambda self: self._sign_method,
