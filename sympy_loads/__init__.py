@@ -26,6 +26,7 @@ from .generalized_forces import (generalized_active_forces,
 from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
+from .impacts import Impact, ImpactRecord
 from .simulation import SimulationError, SimulationResult, simulate
 from .parameter_study import results_table, simulate_many
 from .animation import animate, point_positions, save_gif
@@ -56,6 +57,8 @@ __all__ = [
     'joint_reactions', 'JointReaction', 'JointFriction',
     # constraints
     'HolonomicConstraintSolver', 'ConstraintAnalysis', 'ConstraintSolverError',
+    # impacts
+    'Impact', 'ImpactRecord',
     # simulation
     'simulate', 'SimulationResult', 'SimulationError',
     # parameter_study

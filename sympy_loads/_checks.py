@@ -200,3 +200,39 @@ def _check_joint_friction(joint_friction):
                 f'joint_friction[{i}] must have .symbols and .prepare(model, '
                 f'constants), not {type(item).__name__} {item!r}.')
     return items
+
+
+def _check_impacts(impacts, kane, method, t0, t1):
+    """The list of :class:`~sympy_loads.Impact` of ``simulate()``'s
+    ``impacts`` argument (empty for None)."""
+    if impacts is None:
+        return []
+    from .impacts import Impact
+    from ._utils import _kanes_parts
+    if isinstance(impacts, Impact):
+        raise TypeError('impacts must be a sequence of Impact objects; put '
+                        'a single one in a list.')
+    try:
+        items = list(impacts)
+    except TypeError:
+        raise TypeError(f'impacts must be a sequence of Impact objects, not '
+                        f'{type(impacts).__name__}.') from None
+    frame = _kanes_parts(kane).frame
+    for i, item in enumerate(items):
+        if not isinstance(item, Impact):
+            raise TypeError(f'impacts[{i}] must be an Impact, not '
+                            f'{type(item).__name__} {item!r}.')
+        if item.frame != frame:
+            raise ValueError(
+                f'impacts[{i}]: its frame {item.frame} is not the '
+                f"model's inertial frame {frame}; velocities must be taken "
+                f'in the inertial frame.')
+    if items and method == 'odeint':
+        raise ValueError("impacts need the integrator's event location, "
+                         "which method='odeint' does not have; use "
+                         "method='LSODA' (the same integrator).")
+    if items and not t1 > t0:
+        raise ValueError(f'impacts need a forward time span (an impact '
+                         f'with e < 1 is not reversible), got t_span = '
+                         f'({t0}, {t1}).')
+    return items

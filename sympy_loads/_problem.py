@@ -501,16 +501,21 @@ class Problem:
 
 
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
-              jac=None):
+              jac=None, events=None):
     """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
     with its stepping loop in Fortran), returning the fields of
     ``solve_ivp``'s result that :func:`simulate` uses; ``jac`` is passed
-    to the implicit methods."""
+    to the implicit methods and ``events`` to ``solve_ivp`` (``odeint``
+    locates none)."""
     if method != 'odeint':
         options = {'jac': jac} if jac is not None and method in (
             'Radau', 'BDF') else {}
         return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
-                         rtol=rtol, atol=atol, max_step=max_step, **options)
+                         rtol=rtol, atol=atol, max_step=max_step,
+                         events=events, **options)
+    if events is not None:
+        raise ValueError("method='odeint' cannot locate events; use "
+                         "method='LSODA' (the same integrator).")
     t0, t1 = t_span
     if t_eval is None:
         # odeint returns only requested times; the integrator's own steps

@@ -467,6 +467,49 @@ def _plane_point_velocity(plane_point, frame, center):
     return Vector(0)
 
 
+def _check_plane(normal, frame, plane_frame):
+    """Check a plane's ``normal`` (a unit Vector fixed in the plane) and
+    ``plane_frame`` (None, a frame, a rigid body or a particle); return
+    ``(stored, rotating)``: ``plane_frame`` as the contact keeps it (a
+    frame, a Particle or None) and the frame the plane rotates with (None
+    if it does not rotate)."""
+    _check_type('normal', normal, Vector)
+    if normal == Vector(0):
+        raise ValueError('normal must be a unit Vector, not zero.')
+    if not _is_unit_vector(normal):
+        raise ValueError(
+            f'normal must be a unit Vector; {normal} has squared '
+            f'magnitude {sm.simplify(normal.dot(normal))}.')
+    if isinstance(plane_frame, Particle):
+        # a translating plane: it takes the reaction, has no rotation
+        stored, rotating = plane_frame, None
+    else:
+        stored = rotating = _frame_of('plane_frame', plane_frame)
+    fixed_in = rotating or frame
+    if not _is_zero_vector(normal.dt(fixed_in)):
+        raise ValueError(
+            f'normal {normal} must be fixed in {fixed_in} (the frame the '
+            f'plane is fixed in; pass plane_frame for a moving plane).')
+    return stored, rotating
+
+
+def _plane_velocity(contact, anchor, anchor_frame, reaction, frame, center):
+    """Velocity in ``frame`` of the plane's material point at the point
+    ``contact``: ``anchor`` is a point of the plane, fixed in
+    ``anchor_frame`` (None if the plane does not rotate), and ``reaction``
+    whether the plane is a body of the model (``plane_frame`` given)."""
+    if reaction:
+        velocity = anchor.vel(frame)
+        if anchor_frame is not None:
+            velocity = velocity + anchor_frame.ang_vel_in(frame).cross(
+                contact.pos_from(anchor))
+        return velocity
+    # No plane_frame: the plane does not rotate (its normal is fixed in
+    # frame) and takes no load, but its point may still move (a prescribed
+    # motion); its material points then share that velocity.
+    return _plane_point_velocity(anchor, frame, center)
+
+
 def _frame_of(name, value):
     """Return the ReferenceFrame of a frame or rigid body (None stays)."""
     if value is None:
@@ -670,26 +713,9 @@ class HuntCrossleyContact(ActuatorBase):
                          static_coefficient, stribeck_speed)
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
-        _check_type('normal', normal, Vector)
-        if normal == Vector(0):
-            raise ValueError('normal must be a unit Vector, not zero.')
-        if not _is_unit_vector(normal):
-            raise ValueError(
-                f'normal must be a unit Vector; {normal} has squared '
-                f'magnitude {sm.simplify(normal.dot(normal))}.')
+        stored, rotating = _check_plane(normal, self.frame, plane_frame)
         _set_once(self, 'normal', normal)
-        if isinstance(plane_frame, Particle):
-            # a translating plane: it takes the reaction, has no rotation
-            _set_once(self, 'plane_frame', plane_frame)
-            rotating = None
-        else:
-            rotating = _frame_of('plane_frame', plane_frame)
-            _set_once(self, 'plane_frame', rotating)
-        fixed_in = rotating or self.frame
-        if not _is_zero_vector(normal.dt(fixed_in)):
-            raise ValueError(
-                f'normal {normal} must be fixed in {fixed_in} (the frame the '
-                f'plane is fixed in; pass plane_frame for a moving plane).')
+        _set_once(self, 'plane_frame', stored)
         self._kind = 'plane'
         self._other_point = None
         self._other_radius = None
@@ -901,19 +927,10 @@ class HuntCrossleyContact(ActuatorBase):
         if self.sphere_frame is not None:
             v_sphere = v_sphere + self.sphere_frame.ang_vel_in(N).cross(
                 contact.pos_from(self.point))
-        # Velocity of the plane's material point at C.
+        v_plane = _plane_velocity(contact, anchor, anchor_frame, reaction, N,
+                                  self.point)
         if reaction:
-            v_plane = anchor.vel(N)
-            if anchor_frame is not None:
-                v_plane = v_plane + anchor_frame.ang_vel_in(N).cross(
-                    contact.pos_from(anchor))
             contact.set_vel(N, v_plane)
-        else:
-            # No plane_frame: the plane does not rotate (its normal is fixed
-            # in N) and takes no load, but plane_point may still move (a
-            # prescribed motion); its material points then share that
-            # velocity, which enters the penetration rate and the slip.
-            v_plane = _plane_point_velocity(anchor, N, self.point)
         self._reaction = reaction
         v = v_sphere - v_plane
         v_normal = v.dot(n)

@@ -66,10 +66,11 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError
-from ._checks import (IMPLICIT_METHODS, _as_float, _check_joint_friction,
-                      _check_max_step, _check_method, _check_t_eval,
-                      _check_t_span, _initial_state, _pack_constants,
-                      _specified_functions)
+from ._checks import (IMPLICIT_METHODS, _as_float, _check_impacts,
+                      _check_joint_friction, _check_max_step, _check_method,
+                      _check_t_eval, _check_t_span, _initial_state,
+                      _pack_constants, _specified_functions)
+from ._impacts import ImpactEngine, impact_outputs, run
 from ._problem import Problem, evaluate_outputs, integrate
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
@@ -128,6 +129,9 @@ class SimulationError(RuntimeError):
     q, u : ndarray
         Coordinates and speeds (in ``model.q``/``model.u`` order; dependent
         entries are the last guess) at that time.
+    result : SimulationResult or None
+        The simulation up to ``time`` where it is kept: when impacts
+        accumulate (see :class:`~sympy_loads.Impact`).
 
     References
     ==========
@@ -142,11 +146,12 @@ class SimulationError(RuntimeError):
        Jacobian regular.
     """
 
-    def __init__(self, message, *, time=None, q=None, u=None):
+    def __init__(self, message, *, time=None, q=None, u=None, result=None):
         super().__init__(message)
         self.time = time
         self.q = q
         self.u = u
+        self.result = result
 
 
 @dataclass(frozen=True, repr=False)
@@ -245,6 +250,11 @@ class SimulationResult:
         kernels), ``'setup'`` (everything before the integration,
         including the three before) and ``'integration'`` (the integration
         and the samples).
+    impacts : tuple of ImpactRecord
+        Every rigid impact of the run (``simulate(..., impacts=...)``), in
+        time order: time, which impact, normal speeds before and after,
+        impulse and speeds before and after. Without ``t_eval`` the
+        samples include each impact time twice, before and after the jump.
 
     References
     ==========
@@ -276,6 +286,7 @@ class SimulationResult:
     constants: tuple = field(default=())
     backend: str = 'numpy'
     timings: dict = field(default_factory=dict)
+    impacts: tuple = field(default=())
 
     def __repr__(self):
         return (f'SimulationResult(success={self.success}, '
@@ -397,7 +408,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
              outputs=None, joint_friction=None, max_step=np.inf,
              friction_tolerance=1e-10, friction_max_iterations=100,
              friction_relaxation=1.0, constraint_options=None,
-             backend='auto'):
+             backend='auto', impacts=None):
     r"""Integrate the equations of motion of ``model`` over ``t_span``.
 
     Explanation
@@ -553,6 +564,16 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
         is built once per model, constraint constants and options, and
         cached.
+    impacts : sequence of Impact, optional
+        Rigid impacts (:class:`~sympy_loads.Impact`, Newton's restitution
+        law): each is located by the integrator's event location (its gap
+        reaching zero while the contact point approaches the plane), the
+        speeds jump by the impulse, consistently with the velocity
+        constraints, and the integration restarts. A contact closer than
+        ``max(10 atol, 1e-12)`` at an impact and approaching is struck at
+        the same instant (one impulse after another). Needs a forward
+        ``t_span`` and a ``solve_ivp`` method (not ``'odeint'``). See
+        ``result.impacts`` and the tutorial "Rigid impacts".
 
     Returns
     =======
@@ -568,13 +589,15 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ValueError
         Missing constants, specified inputs or initial conditions (all
         listed in one message), wrong shapes, unknown names, a bad
-        ``t_span``/``t_eval``.
+        ``t_span``/``t_eval``, an initial state that penetrates an
+        impact's plane.
     ConstraintSolverError
         The initial configuration cannot be assembled from the guesses.
     SimulationError
         The constraints cannot be solved, the mass matrix is singular or the
-        joint-friction iteration fails during the integration; the message
-        gives the time and the state.
+        joint-friction iteration fails during the integration, or impacts
+        accumulate (its ``result`` then holds the run up to that time); the
+        message gives the time and the state.
 
     References
     ==========
@@ -600,6 +623,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         raise ValueError(f'rtol and atol must be positive, got rtol={rtol}, '
                          f'atol={atol}.')
     friction_items = _check_joint_friction(joint_friction)
+    impact_items = _check_impacts(impacts, kane, method, t0, t1)
     friction_symbols = []
     for item in friction_items:
         friction_symbols.extend(item.symbols)
@@ -616,7 +640,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     nm = _numeric_model(kane, friction_symbols, chosen,
                         strict=backend in ('compiled', 'numba'))
     output_spec = nm.output_function(outputs) if outputs else None
-    extra_constants = output_spec[4] if output_spec else []
+    impact_spec = impact_outputs(nm, impact_items) if impact_items else None
+    extra_constants = list(output_spec[4]) if output_spec else []
+    if impact_spec:
+        extra_constants += [s for s in impact_spec[4]
+                            if s not in extra_constants]
     c_all, missing_c, all_constants = _pack_constants(nm, constants,
                                                       extra_constants)
     spec_functions, missing_s = _specified_functions(nm, specified, t0)
@@ -651,6 +679,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     problem = Problem(nm, c, spec_functions, solver, friction_functions,
                       (friction_tolerance, int(friction_max_iterations),
                        friction_relaxation))
+    engine = None
+    if impact_items:
+        engine = ImpactEngine(problem, impact_items, impact_spec,
+                              [constants_map[s] for s in impact_spec[4]],
+                              max(10 * atol, 1e-12))
 
     # Consistent initial conditions: dependent entries are guesses.
     if nm.has_config_constraints:
@@ -659,6 +692,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     u0 = problem.dependent_speeds(
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
     y0 = problem.pack(q0, u0)
+    if engine:
+        engine.check_start(t0, q0, u0)
     problem.warm_up(t0, y0)
     setup = time.perf_counter() - start
     _log_slow('loading the compiled kernels (numba compiles them once per '
@@ -670,10 +705,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     fun = problem.fast_rhs()
     if problem.tolerant:
         fun = problem.watched(fun)
+    options = dict(method=method, t_eval=t_eval, rtol=rtol, atol=atol,
+                   max_step=max_step, jac=problem.jacobian(fun))
     try:
-        solution = integrate(fun, (t0, t1), y0, method=method,
-                             t_eval=t_eval, rtol=rtol, atol=atol,
-                             max_step=max_step, jac=problem.jacobian(fun))
+        if engine:
+            solution = run(engine, fun, (t0, t1), y0, **options)
+        else:
+            solution = integrate(fun, (t0, t1), y0, **options)
     except ValueError as error:
         # SciPy's implicit methods meet the NaN of a failed evaluation in
         # a linear solve ("array must not contain infs or NaNs")
@@ -688,14 +726,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     times = solution.t
     q, u, residual, velocity_residual = problem.samples(times, solution.y)
     values = evaluate_outputs(problem, output_spec, times, q, u,
-                              c_all[len(nm.constants):]) \
+                              [constants_map[s] for s in output_spec[4]]) \
         if output_spec else {}
     timings = {'derivation': nm.seconds['derivation'],
                'codegen': nm.seconds['codegen'],
                'kernels': problem.kernel_seconds, 'setup': setup,
                'integration': time.perf_counter() - start}
     nm.seconds['derivation'] = nm.seconds['codegen'] = 0.0   # paid once
-    return SimulationResult(
+    result = SimulationResult(
         t=times, q=q, u=u, constraint_residual=residual,
         velocity_residual=velocity_residual, outputs=values,
         success=bool(solution.success), status=int(solution.status),
@@ -705,4 +743,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         u_names=tuple(str(s.name) for s in nm.u),
         coordinates=tuple(nm.q), speeds=tuple(nm.u),
         constants=tuple(constants_map.items()), backend=nm.backend,
-        timings=timings)
+        timings=timings,
+        impacts=engine.result_records() if engine else ())
+    if getattr(solution, 'error', None) is not None:
+        solution.error.result = result      # impacts accumulated
+        raise solution.error
+    return result

@@ -1,0 +1,356 @@
+"""Private: rigid impacts inside :func:`sympy_loads.simulate` (see
+:mod:`sympy_loads.impacts` for the law and the public class).
+
+:func:`run` integrates from impact to impact: each :class:`Impact` becomes
+a terminal event of SciPy's ``solve_ivp`` (its gap crossing zero
+downwards); at an event :class:`ImpactEngine` applies the jump of the
+speeds and the integration restarts from the new state. The jump is
+computed numerically from the model's generated functions: the mass matrix
+``M`` (the unconstrained one where there are dependent speeds), the
+velocity constraints ``K u + k = 0`` and, generated once per set of
+impacts, each impact's gap, normal speed and impulse directions.
+
+With dependent speeds the speeds are ``u = C u_i`` on the constraint
+manifold, ``C = [I; -K_d^-1 K_i]`` (rows in ``model.u`` order), and the
+constraint reactions drop out of the impulse equations projected on ``C``:
+
+    (C^T M C) du_i = C^T w P,      w_law . C du_i = -(1 + e) v_n^-,
+
+so ``P = -(1 + e) v_n^- / (w_law^T C (C^T M C)^-1 C^T w)`` and ``u+ = u-
++ C du_i``, which satisfies the velocity constraints exactly.
+"""
+
+import math
+import types
+
+import numpy as np
+
+from ._problem import format_state, integrate
+
+__all__ = []
+
+# impacts per simulate() call beyond which the run stops (never hangs)
+MAX_IMPACTS = 100_000
+# sequential impulses at one instant (simultaneous contacts) per impact
+MAX_SEQUENTIAL = 100
+
+
+def _simulation_error(message, **details):
+    from .simulation import SimulationError
+    return SimulationError(message, **details)
+
+
+def impact_outputs(nm, impacts):
+    """The output specification (:meth:`NumericModel.output_function`) of
+    the impacts' gaps, normal speeds, restitution coefficients and impulse
+    directions; ``ValueError`` names an impact whose expressions contain
+    unknown symbols."""
+    import sympy as sm
+    kinematics = nm.kane.kindiffdict()
+    outputs = {}
+    for i, impact in enumerate(impacts):
+        law, impulse = impact.impulse_directions(nm.u, kinematics)
+        outputs[f'gap{i}'] = impact.gap
+        outputs[f'vn{i}'] = sm.sympify(impact.normal_speed).xreplace(
+            kinematics)
+        outputs[f'e{i}'] = sm.sympify(impact.restitution)
+        outputs[f'law{i}'] = sm.ImmutableMatrix(law.T)
+        outputs[f'impulse{i}'] = sm.ImmutableMatrix(impulse.T)
+    try:
+        return nm.output_function(outputs)
+    except ValueError as error:
+        name = str(error).split("'")[1] if "'" in str(error) else ''
+        index = int(''.join(c for c in name if c.isdigit()) or 0)
+        raise ValueError(
+            f'impacts[{index}] ({impacts[index].name}): '
+            f'{str(error).split(": ", 1)[-1]}') from None
+
+
+class ImpactEngine:
+    """Event functions and jumps for the impacts of one simulate() call.
+
+    ``spec`` is the output specification of :func:`impact_outputs`,
+    ``extra`` the values of its extra constants, ``tolerance`` the gap
+    below which a contact counts as closed at an event."""
+
+    def __init__(self, problem, impacts, spec, extra, tolerance):
+        self.problem = problem
+        self.impacts = list(impacts)
+        self.function = spec[3]
+        self.extra = np.asarray(extra, dtype=float)
+        self.tolerance = tolerance
+        nm = problem.nm
+        self.nq, self.nu = problem.nq, problem.nu
+        k = len(self.impacts)
+        self.offsets = np.zeros(k)
+        self.records = []
+        self.largest = np.zeros(k)         # largest approach speed so far
+        self.count = np.zeros(k, dtype=int)
+        self._memo = (None, None, None)
+        offset = 0 if nm.kinematics_is_identity else self.nq * self.nq
+        self._mass = slice(offset + self.nq,
+                           offset + self.nq + self.nu * self.nu)
+
+    def check_start(self, t, q, u):
+        """``ValueError`` for a restitution coefficient outside [0, 1] or
+        an initial state that penetrates a plane."""
+        gap, _, e, _, _ = self.values(t, q, u)
+        for i, impact in enumerate(self.impacts):
+            if not 0.0 <= e[i] <= 1.0:
+                raise ValueError(
+                    f'impacts[{i}] ({impact.name}): the restitution '
+                    f'{impact.restitution} must be in [0, 1], got '
+                    f'{e[i]:g} from the constants.')
+            if not gap[i] >= -self.tolerance:
+                raise ValueError(
+                    f'impacts[{i}] ({impact.name}): the initial state '
+                    f'penetrates the plane (gap {gap[i]:.6g} < 0 at t = '
+                    f'{t:g}; {format_state(self.problem.nm.q, q)}).')
+
+    # -- evaluation ------------------------------------------------------
+
+    def state(self, t, y):
+        """The consistent ``q, u`` of the integrator state ``y``."""
+        problem = self.problem
+        y = np.asarray(y, dtype=float)
+        if not problem.partitioned:
+            problem.check_inputs(t, y)
+            return y[:self.nq].copy(), y[self.nq:].copy()
+        q, u, _, _ = problem.samples(np.array([t]), y[:, None])
+        return q[0], u[0]
+
+    def values(self, t, q, u):
+        """``(gap, vn, e, law, impulse)``: arrays over the impacts (the
+        last two of shape (k, nu))."""
+        problem = self.problem
+        x = problem.input_vector(
+            t, q, u, problem.specified(t) + list(problem.friction_values))
+        row = np.concatenate([x, self.extra, np.zeros(self.nu)])
+        out = np.asarray(self.function(row[None, :]), dtype=float)[0]
+        k, nu = len(self.impacts), self.nu
+        per = 3 + 2 * nu
+        block = out.reshape(k, per)
+        return (block[:, 0], block[:, 1], block[:, 2],
+                block[:, 3:3 + nu], block[:, 3 + nu:])
+
+    def _values_of_state(self, t, y):
+        key = (float(t), np.asarray(y, dtype=float).tobytes())
+        if self._memo[0] != key:
+            q, u = self.state(t, y)
+            self._memo = (key, self.values(t, q, u), None)
+        return self._memo[1]
+
+    def events(self):
+        """One terminal ``solve_ivp`` event per impact: its gap (plus the
+        offset set at the last restart) crossing zero downwards."""
+        events = []
+        for i in range(len(self.impacts)):
+            def event(t, y, i=i):
+                return self._values_of_state(t, y)[0][i] + self.offsets[i]
+            event.terminal = True
+            event.direction = -1
+            events.append(event)
+        return events
+
+    # -- the jump --------------------------------------------------------
+
+    def _speed_basis(self, x):
+        """``C`` with ``u = C u_i`` on the velocity constraints."""
+        nm, nu = self.problem.nm, self.nu
+        m = len(nm.u_dep_idx)
+        if not m:
+            return np.eye(nu)
+        vel = nm.functions['vel'](x)
+        K = np.asarray(vel[:m * nu], dtype=float).reshape(m, nu)
+        basis = np.zeros((nu, len(nm.u_ind_idx)))
+        basis[nm.u_ind_idx] = np.eye(len(nm.u_ind_idx))
+        basis[nm.u_dep_idx] = -np.linalg.solve(K[:, nm.u_dep_idx],
+                                               K[:, nm.u_ind_idx])
+        return basis
+
+    def jump(self, t, q, u, i, vn, e, law, impulse):
+        """``(u+, P)``: the speeds after impact ``i`` and its impulse."""
+        problem, nm = self.problem, self.problem.nm
+        x = problem.input_vector(
+            t, q, u, problem.specified(t) + list(problem.friction_values))
+        try:
+            mass = np.asarray(nm.functions['eom'](x), dtype=float)[
+                self._mass].reshape(self.nu, self.nu)
+            basis = self._speed_basis(x)
+            reduced = basis.T @ mass @ basis
+            z = np.linalg.solve(reduced, basis.T @ impulse)
+        except np.linalg.LinAlgError:
+            raise _simulation_error(
+                f'the impact {self.impacts[i].name!r} at t = {t:.10g} '
+                f'cannot be resolved: the mass matrix or the velocity '
+                f'constraints are singular there ({format_state(nm.q, q)}).',
+                time=t, q=q, u=u) from None
+        b = basis.T @ law
+        denominator = float(b @ z)
+        scale = float(np.linalg.norm(b) * np.linalg.norm(z))
+        if not denominator > 1e-12 * scale or not math.isfinite(
+                denominator):
+            raise _simulation_error(
+                f'the impact {self.impacts[i].name!r} at t = {t:.10g} '
+                f'cannot change the normal speed: the contact point cannot '
+                f'move along the normal ({format_state(nm.q, q)}; it is '
+                f'held by the constraints, or the plane takes no impulse '
+                f'but moves with the speeds).', time=t, q=q, u=u)
+        P = -(1.0 + e) * vn / denominator
+        return u + basis @ (z * P), P
+
+    def resolve(self, t, y, span):
+        """Apply every impact due at ``t`` (a closed contact that
+        approaches), one after another; return the new integrator state.
+        Raises a :class:`SimulationError` when the impacts accumulate."""
+        q, u = self.state(t, y)
+        k = len(self.impacts)
+        struck = {}
+        for _ in range(MAX_SEQUENTIAL * k):
+            gap, vn, e, law, impulse = self.values(t, q, u)
+            floor = 1e-12 * max(1.0, float(np.max(self.largest)))
+            due = [(vn[i], i) for i in range(k)
+                   if gap[i] <= self.tolerance and vn[i] < -floor]
+            if not due:
+                break
+            speed, i = min(due)
+            self._check_accumulation(t, q, u, i, -speed)
+            u_new, P = self.jump(t, q, u, i, speed, e[i], law[i],
+                                 impulse[i])
+            after = float(self.values(t, q, u_new)[1][i])
+            self.records.append((float(t), i, float(speed), after,
+                                 float(P), tuple(u), tuple(u_new)))
+            self.count[i] += 1
+            self.largest[i] = max(self.largest[i], -speed)
+            struck[i] = (-speed, after)
+            u = u_new
+        else:
+            raise _simulation_error(
+                f'the simultaneous impacts at t = {t:.10g} did not resolve '
+                f'after {MAX_SEQUENTIAL * k} impulses applied one after '
+                f'another ({format_state(self.problem.nm.q, q)}).',
+                time=t, q=q, u=u)
+        for i, (approach, after) in struck.items():
+            if after <= self.impacts[i].RELATIVE_REST_SPEED * approach \
+                    and self._pressing(t, q, u, i, span):
+                raise self._accumulated(
+                    t, q, u, i, 'the contact point does not leave the '
+                    'plane after it (the loads press it into the plane)')
+        gap = self.values(t, q, u)[0]
+        tiny = 64 * np.finfo(float).eps * max(1.0, float(np.max(
+            np.abs(q), initial=0.0)))
+        self.offsets = np.maximum(0.0, -gap) + tiny
+        return self.problem.pack(q, u)
+
+    def _check_accumulation(self, t, q, u, i, approach):
+        impact = self.impacts[i]
+        if len(self.records) >= MAX_IMPACTS:
+            raise self._accumulated(t, q, u, i, f'{MAX_IMPACTS} impacts '
+                                    f'in one run is the limit')
+        if impact.rest_speed is not None:
+            if approach <= impact.rest_speed:
+                raise self._accumulated(
+                    t, q, u, i, f'the approach speed {approach:.3g} is '
+                    f'below its rest_speed {impact.rest_speed:.3g}')
+        elif self.count[i] and approach <= (impact.RELATIVE_REST_SPEED
+                                            * self.largest[i]):
+            raise self._accumulated(
+                t, q, u, i, f'the approach speed {approach:.3g} is below '
+                f'{impact.RELATIVE_REST_SPEED:g} times its largest, '
+                f'{self.largest[i]:.6g}')
+
+    def _accumulated(self, t, q, u, i, reason):
+        impact = self.impacts[i]
+        error = _simulation_error(
+            f'the impacts accumulate at t = {t:.10g}: {impact.name!r} '
+            f'(impacts[{i}]) has struck {int(self.count[i])} times '
+            f'({len(self.records)} impacts in all) and {reason}. The '
+            f'contact is coming to rest, which rigid impacts do not model; '
+            f'the simulation up to this time is in the error\'s result. '
+            f'Use HuntCrossleyContact for a lasting contact, or end the '
+            f'simulation before this time.', time=t, q=q, u=u)
+        error.accumulated = True      # run() keeps the samples reached
+        return error
+
+    def _pressing(self, t, q, u, i, span):
+        """Whether the normal acceleration of impact ``i``'s contact point
+        is negative (into the plane) at the consistent state ``(q, u)``:
+        the normal speed differentiated along the motion."""
+        qdot, udot, _ = self.problem.derivatives(t, q, u)
+        h = 1e-6 * span
+        ahead = self.values(t + h, q + h * qdot, u + h * udot)[1][i]
+        behind = self.values(t - h, q - h * qdot, u - h * udot)[1][i]
+        acceleration = (ahead - behind) / (2 * h)
+        scale = max(1.0, float(np.max(np.abs(udot), initial=0.0)))
+        return acceleration < -1e-9 * scale
+
+    def result_records(self):
+        """The :class:`~sympy_loads.ImpactRecord` of every impact."""
+        from .impacts import ImpactRecord
+        return tuple(
+            ImpactRecord(time=t, index=i, name=self.impacts[i].name,
+                         normal_speed_before=before,
+                         normal_speed_after=after, impulse=P,
+                         u_before=ub, u_after=ua)
+            for t, i, before, after, P, ub, ua in self.records)
+
+
+def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
+        jac):
+    """Integrate over ``t_span`` from impact to impact. Returns the fields
+    of ``solve_ivp``'s result that :func:`simulate` uses (the samples of
+    all segments; without ``t_eval`` an impact time appears twice, before
+    and after the jump) and ``error``: the :class:`SimulationError` that
+    stopped the run early (accumulating impacts), or None."""
+    t0, t1 = t_span
+    span = abs(t1 - t0)
+    times, states = [], []
+    stats = {'nfev': 0, 'njev': 0, 'nlu': 0}
+    t, y = t0, np.asarray(y0, dtype=float)
+    success, status, message, error = True, 0, '', None
+    try:
+        y = engine.resolve(t, y, span)
+        first = True
+        while True:
+            sample_times = None
+            if t_eval is not None:
+                sample_times = t_eval[t_eval >= t] if first else \
+                    t_eval[t_eval > t]
+            if t >= t1:
+                if t_eval is None:
+                    times.append(np.array([t]))
+                    states.append(y[:, None])
+                break
+            solution = integrate(fun, (t, t1), y, method=method,
+                                 t_eval=sample_times, rtol=rtol, atol=atol,
+                                 max_step=max_step, jac=jac,
+                                 events=engine.events())
+            times.append(np.asarray(solution.t, dtype=float))
+            states.append(np.asarray(solution.y, dtype=float).reshape(
+                len(y), len(times[-1])))
+            for key in stats:
+                stats[key] += int(getattr(solution, key))
+            if solution.status != 1:
+                success = bool(solution.success)
+                status, message = int(solution.status), solution.message
+                break
+            hits = [(float(te[0]), i) for i, te in
+                    enumerate(solution.t_events) if len(te)]
+            t_hit, i = min(hits)
+            # (without t_eval solve_ivp ends the segment with this state)
+            y_hit = solution.y_events[i][0]
+            t, y, first = t_hit, engine.resolve(t_hit, y_hit, span), False
+    except Exception as exc:
+        if not getattr(exc, 'accumulated', False):
+            raise
+        error, success, status = exc, False, -1
+        message = str(exc)
+    if not message:
+        message = 'The solver successfully reached the end of the ' \
+            'integration interval.'
+    n = len(y0)
+    return types.SimpleNamespace(
+        t=np.concatenate(times) if times else np.zeros(0),
+        y=np.hstack(states) if states else np.zeros((n, 0)),
+        success=success, status=status, message=message, error=error,
+        **stats)

@@ -1,0 +1,379 @@
+r"""Rigid impacts: Newton's law of restitution in generalized speeds.
+
+Moore's chapter "Force, Moment, and Torque" (section "Collision") names two
+ways to model a collision [Moore]_. The compliant one, a contact force that
+grows with the penetration, is :class:`~sympy_loads.HuntCrossleyContact`.
+The Newtonian one, in this module, keeps the bodies rigid and replaces the
+collision by an instantaneous change of velocity: the normal speed of the
+contact point after the impact is :math:`-e` times the one before,
+
+.. math::
+
+   v_n^+ = -e\, v_n^-, \qquad 0 \le e \le 1,
+
+which "can be extended to a multibody system" [Flores2023]_. In
+generalized speeds [KaneLevinson]_ an impulse :math:`P` along the normal
+:math:`\hat{n}` at the contact point changes the speeds by
+
+.. math::
+
+   M (u^+ - u^-) = P\, w, \qquad
+   w_r = \frac{\partial v_n}{\partial u_r},
+
+where :math:`M` is the mass matrix and :math:`w_r` is the normal
+component of the contact point's partial velocity (relative to the plane's
+material point there when the plane is a moving body, which takes the
+equal and opposite impulse). Where the model has dependent speeds, the
+impulse is taken in the independent ones with the constraint reactions
+eliminated, so the jump satisfies the velocity constraints. :func:`simulate`
+finds each impact with the integrator's event location, applies the jump
+and restarts the integration.
+
+References
+==========
+
+.. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+   Torque", section "Collision".
+.. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+   comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+.. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+   Applications, McGraw-Hill, 1985: generalized impulse and the change of
+   the generalized momenta.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import sympy as sm
+from sympy.physics.mechanics import Point, ReferenceFrame
+
+from ._utils import _check_type, _set_once, _sympify_scalar
+from .contact import _check_plane, _plane_velocity
+
+__all__ = ['Impact', 'ImpactRecord']
+
+
+class Impact:
+    r"""A sphere (or point) striking a plane, with Newton's restitution law.
+
+    Explanation
+    ===========
+
+    A sphere of ``radius`` :math:`R` (zero: a point) centered at ``point``
+    :math:`P` meets a plane through ``plane_point`` :math:`O` with unit
+    ``normal`` :math:`\hat{n}` pointing out of the plane, the geometry and
+    conventions of :class:`~sympy_loads.HuntCrossleyContact`. The gap and
+    the normal speed are
+
+    .. math::
+
+       h = \bar{r}^{P/O} \cdot \hat{n} - R, \qquad
+       v_n = \left({}^N\bar{v}^{P} - {}^N\bar{v}^{C}\right) \cdot \hat{n},
+
+    where :math:`C` is the plane's material point at the contact; :math:`v_n
+    = \dot{h}` is negative while the sphere approaches. Passed to
+    :func:`~sympy_loads.simulate` (``impacts=[...]``), the impact happens
+    when :math:`h` reaches zero with :math:`v_n < 0`; the speeds then jump
+    so that :math:`v_n^+ = -e v_n^-` (see the module documentation). The
+    impact is frictionless: the impulse is along the normal.
+
+    A plane without ``plane_frame`` is fixed in ``frame`` or moves with a
+    prescribed motion of ``plane_point`` (a function of time) and takes no
+    impulse. With ``plane_frame`` (a body, a frame, or a particle for a
+    translating plane) the plane moves with the model's speeds and takes
+    the equal and opposite impulse at :math:`C`.
+
+    Impacts that accumulate (a bouncing ball with :math:`e < 1` strikes
+    infinitely often before it comes to rest) stop the simulation with a
+    :class:`~sympy_loads.SimulationError` that gives the time and the
+    number of impacts, when either
+
+    * the approach speed :math:`-v_n^-` falls below ``rest_speed``, or,
+      by default, below ``RELATIVE_REST_SPEED`` (:math:`10^{-4}`) times
+      the largest approach speed of this impact in the run, or
+    * after an impact the contact point does not leave the plane (a
+      plastic impact, or a rebound under ``RELATIVE_REST_SPEED`` times the
+      approach speed, while the loads press it into the plane): the
+      contact has become a resting one, which rigid impacts do not model.
+
+    The error's ``result`` attribute holds the simulation up to that time.
+    Model such contacts with :class:`~sympy_loads.HuntCrossleyContact`.
+
+    Examples
+    ========
+
+    A ball of radius 0.1 dropped from a height of 1 onto the floor
+    :math:`y = 0`, with :math:`e = 0.8`; each rebound reaches :math:`e^2`
+    times the previous height:
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import Impact, simulate
+    >>> y, v = me.dynamicsymbols('y v')
+    >>> m, g = sm.symbols('m g')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', y*N.y); P.set_vel(N, v*N.y)
+    >>> kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('ball', P, m)],
+    ...                          [(P, -m*g*N.y)])
+    >>> floor = Impact(P, O, N.y, N, restitution=0.8, radius=0.1)
+    >>> floor.gap
+    y(t) - 0.1
+    >>> floor.normal_speed
+    v(t)
+    >>> res = simulate(kane, (0, 1), {y: 1.1, v: 0.0},
+    ...                {m: 1.0, g: 9.81}, impacts=[floor])
+    >>> len(res.impacts)
+    1
+    >>> hit = res.impacts[0]
+    >>> print(f'{hit.time:.6f} {hit.normal_speed_before:.6f} '
+    ...       f'{hit.normal_speed_after:.6f}')
+    0.451524 -4.429447 3.543558
+    >>> apex = hit.time + hit.normal_speed_after/9.81
+    >>> res = simulate(kane, (0, 1), {y: 1.1, v: 0.0}, {m: 1.0, g: 9.81},
+    ...                impacts=[floor], t_eval=[apex])
+    >>> print(f'{res.q[0, 0] - 0.1:.10f}')      # e**2 = 0.64 of the drop
+    0.6400000000
+
+    Parameters
+    ==========
+
+    point : Point
+        Center of the sphere (the point itself for ``radius=0``); its
+        velocity in ``frame`` must be known.
+    plane_point : Point
+        A point of the plane (fixed in ``plane_frame`` if given).
+    normal : Vector
+        Unit normal of the plane, pointing towards the free side, fixed in
+        ``plane_frame`` (or ``frame``).
+    frame : ReferenceFrame
+        The frame in which velocities are taken: the model's inertial
+        frame.
+    restitution : sympifiable
+        Coefficient of restitution :math:`e`, in :math:`[0, 1]` (a symbol
+        gets its value from ``simulate()``'s constants).
+    radius : sympifiable, optional
+        Sphere radius :math:`R \ge 0`; default 0 (a point).
+    plane_frame : ReferenceFrame, RigidBody or Particle, optional
+        The body the plane is fixed in, which takes the equal and opposite
+        impulse. Default: the plane does not rotate and takes no impulse.
+    rest_speed : float, optional
+        Approach speed (in the model's units) below which the impacts count
+        as accumulating; default: relative, see above.
+    name : str, optional
+        A label for the records and messages; default ``'impact'`` with
+        the point's name.
+
+    Raises
+    ======
+
+    TypeError
+        If an argument has the wrong type.
+    ValueError
+        If ``normal`` is not a unit vector fixed in the plane's frame,
+        ``radius`` is negative, ``restitution`` is outside :math:`[0, 1]`
+        or ``rest_speed`` is not positive.
+
+    References
+    ==========
+
+    .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
+       Torque", section "Collision": the Newtonian method,
+       :math:`m v^+ = -e m v^-`.
+    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+    .. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+       Applications, McGraw-Hill, 1985: generalized impulse.
+    """
+
+    #: Default threshold of accumulation, relative to the largest approach
+    #: speed of the same impact in the run.
+    RELATIVE_REST_SPEED = 1e-4
+
+    def __init__(self, point, plane_point, normal, frame, *, restitution,
+                 radius=0, plane_frame=None, rest_speed=None, name=None):
+        _set_once(self, 'point', _check_type('point', point, Point))
+        _set_once(self, 'plane_point', _check_type(
+            'plane_point', plane_point, Point))
+        _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
+        stored, rotating = _check_plane(normal, frame, plane_frame)
+        _set_once(self, 'normal', normal)
+        _set_once(self, 'plane_frame', stored)
+        e = _sympify_scalar('restitution', restitution, nonnegative=True)
+        if e.is_number and e > 1:
+            raise ValueError(f'restitution must be in [0, 1], got {e}.')
+        _set_once(self, 'restitution', e)
+        _set_once(self, 'radius', _sympify_scalar('radius', radius,
+                                                  nonnegative=True))
+        if rest_speed is not None:
+            value = _sympify_scalar('rest_speed', rest_speed, positive=True)
+            if not value.is_number or value <= 0:
+                raise ValueError(f'rest_speed must be a positive number, '
+                                 f'got {rest_speed!r}.')
+            rest_speed = float(value)
+        _set_once(self, 'rest_speed', rest_speed)
+        if name is None:
+            name = f'impact of {point.name}'
+        _set_once(self, 'name', _check_type('name', name, str))
+        try:
+            height = point.pos_from(plane_point).dot(normal)
+        except ValueError as error:
+            raise ValueError(f'point and plane_point: the position of '
+                             f'{point.name} from {plane_point.name} is not '
+                             f'known ({error}).') from None
+        self._gap = height - self.radius
+        try:
+            v_point = point.vel(frame).dot(normal)
+            contact = point.locatenew(f'{point.name}_contact',
+                                      -height * normal)
+            v_plane = _plane_velocity(contact, plane_point, rotating,
+                                      stored is not None, frame,
+                                      point).dot(normal)
+        except ValueError as error:
+            raise ValueError(f'the velocity of {point.name} in {frame.name} '
+                             f'or of the plane cannot be computed: '
+                             f'{error}') from None
+        self._normal_speed = v_point - v_plane
+        # the part of the normal speed through which the impulse acts on
+        # the model: the plane takes the opposite impulse only if it is a
+        # body of the model (plane_frame)
+        self._impulse_speed = (self._normal_speed if stored is not None
+                               else v_point)
+
+    point = property(lambda self: self._point,
+                     doc='Center of the sphere (Point).')
+    plane_point = property(lambda self: self._plane_point,
+                           doc='A point of the plane (Point).')
+    normal = property(lambda self: self._normal,
+                      doc='Unit normal of the plane, out of it (Vector).')
+    frame = property(lambda self: self._frame,
+                     doc='Frame in which velocities are taken.')
+    restitution = property(lambda self: self._restitution,
+                           doc='Coefficient of restitution e.')
+    radius = property(lambda self: self._radius,
+                      doc='Sphere radius R.')
+    plane_frame = property(lambda self: self._plane_frame,
+                           doc='Frame, body or particle the plane is fixed '
+                               'in, or None.')
+    rest_speed = property(lambda self: self._rest_speed,
+                          doc='Absolute accumulation threshold, or None.')
+    name = property(lambda self: self._name, doc='Label of the impact.')
+
+    @property
+    def gap(self):
+        r"""Gap :math:`h = \bar{r}^{P/O} \cdot \hat{n} - R` (negative when
+        the sphere penetrates the plane)."""
+        return self._gap
+
+    @property
+    def normal_speed(self):
+        r"""Normal speed :math:`v_n = \dot{h}` of the sphere relative to
+        the plane (negative while approaching)."""
+        return self._normal_speed
+
+    def impulse_directions(self, speeds, kinematics=None):
+        r"""Return :math:`(\partial v_n/\partial u_r,\ \partial
+        v_P/\partial u_r)`: how the speeds ``speeds`` change the normal
+        speed, and the generalized impulse per unit normal impulse.
+
+        Explanation
+        ===========
+
+        The first is the restitution law's row, the second the column of
+        the generalized impulse :math:`P\, w` (the normal component of the
+        partial velocities of the points the impulse acts on: the sphere's
+        contact point, and with the opposite sign the plane's when the
+        plane is a body of the model). They coincide unless the plane moves
+        by a prescribed motion. ``kinematics`` (e.g. ``KanesMethod``'s
+        ``kindiffdict()``) replaces coordinate derivatives first.
+
+        Examples
+        ========
+
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import Impact
+        >>> x, y, u, v = me.dynamicsymbols('x y u v')
+        >>> N = me.ReferenceFrame('N')
+        >>> O = me.Point('O'); O.set_vel(N, 0)
+        >>> P = O.locatenew('P', x*N.x + y*N.y)
+        >>> P.set_vel(N, u*N.x + v*N.y)
+        >>> Impact(P, O, N.y, N, restitution=1).impulse_directions([u, v])
+        (Matrix([[0, 1]]), Matrix([[0, 1]]))
+        """
+        kinematics = kinematics or {}
+        rows = []
+        for expr in (self._normal_speed, self._impulse_speed):
+            expr = sm.sympify(expr).xreplace(kinematics)
+            rows.append(sm.Matrix([[expr.diff(s) for s in speeds]]))
+        return tuple(rows)
+
+    def __repr__(self):
+        parts = [f'{type(self).__name__}({self.point}, {self.plane_point}, '
+                 f'{self.normal}, {self.frame}, '
+                 f'restitution={self.restitution}']
+        if self.radius != 0:
+            parts.append(f'radius={self.radius}')
+        if self.plane_frame is not None:
+            parts.append(f'plane_frame={self.plane_frame}')
+        if self.rest_speed is not None:
+            parts.append(f'rest_speed={self.rest_speed}')
+        return ', '.join(parts) + ')'
+
+
+@dataclass(frozen=True, repr=False)
+class ImpactRecord:
+    """One impact of a :func:`~sympy_loads.simulate` run
+    (``SimulationResult.impacts``).
+
+    Examples
+    ========
+
+    >>> from sympy_loads import ImpactRecord
+    >>> record = ImpactRecord(time=0.45, index=0, name='floor',
+    ...                       normal_speed_before=-4.4,
+    ...                       normal_speed_after=3.52, impulse=7.92,
+    ...                       u_before=(-4.4,), u_after=(3.52,))
+    >>> record
+    ImpactRecord(time=0.45, name='floor', normal_speed_before=-4.4, normal_speed_after=3.52, impulse=7.92)
+    >>> round(-record.normal_speed_after / record.normal_speed_before, 6)
+    0.8
+
+    Attributes
+    ==========
+
+    time : float
+        Time of the impact.
+    index : int
+        Position of the impact in ``simulate()``'s ``impacts`` list.
+    name : str
+        The impact's name.
+    normal_speed_before, normal_speed_after : float
+        Normal speed :math:`v_n` of the contact point relative to the plane
+        just before (negative) and just after the impact.
+    impulse : float
+        Magnitude :math:`P \\ge 0` of the normal impulse on the sphere.
+    u_before, u_after : tuple of float
+        All generalized speeds (in ``model.u`` order) before and after.
+    """
+
+    time: float
+    index: int
+    name: str
+    normal_speed_before: float
+    normal_speed_after: float
+    impulse: float
+    u_before: tuple
+    u_after: tuple
+
+    def __repr__(self):
+        return (f'ImpactRecord(time={self.time:.10g}, name={self.name!r}, '
+                f'normal_speed_before={self.normal_speed_before:.10g}, '
+                f'normal_speed_after={self.normal_speed_after:.10g}, '
+                f'impulse={self.impulse:.10g})')
+
+    @property
+    def change(self):
+        """``u_after - u_before`` as an array."""
+        return np.subtract(self.u_after, self.u_before)

@@ -1,0 +1,414 @@
+"""Rigid impacts (Newton's restitution law) in simulate(): closed forms for
+a dropped ball, a tilted rod and two colliding particles, a slider-crank
+hitting a stop, accumulation, and the compliant (Hunt-Crossley) limit."""
+
+import math
+
+import numpy as np
+import pytest
+import sympy as sm
+import sympy.physics.mechanics as me
+
+from sympy_loads import (HuntCrossleyContact, Impact, ImpactRecord,
+                         SimulationError, damping_from_restitution,
+                         effective_restitution, hysteresis_factor, simulate)
+from sympy_loads.examples import slider_crank
+
+G = 9.81
+
+
+def ball(restitution=0.8, radius=0.0, contact=None):
+    """A particle moving vertically above the floor y = 0."""
+    y, v = me.dynamicsymbols('y v')
+    m, g = sm.symbols('m g')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', y * N.y)
+    P.set_vel(N, v * N.y)
+    loads = [(P, -m * g * N.y)]
+    if contact is not None:
+        loads += contact(P, O, N).to_loads()
+    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+    kane.kanes_equations([me.Particle('ball', P, m)], loads)
+    impact = Impact(P, O, N.y, N, restitution=restitution, radius=radius,
+                    name='floor')
+    return kane, impact, (y, v), {m: 1.0, g: G}
+
+
+def bounces(h, e, n):
+    """Impact times and apex times of the first ``n`` bounces of a ball
+    dropped from rest at height ``h`` (closed form)."""
+    v1 = math.sqrt(2 * G * h)
+    impacts, apexes = [math.sqrt(2 * h / G)], []
+    for k in range(1, n + 1):
+        speed = e ** k * v1
+        apexes.append(impacts[-1] + speed / G)
+        impacts.append(impacts[-1] + 2 * speed / G)
+    return np.array(impacts[:n]), np.array(apexes)
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_ball_rebound_heights_and_times(backend):
+    h, e = 1.0, 0.8
+    kane, impact, (y, v), constants = ball(e)
+    times, apexes = bounces(h, e, 5)
+    res = simulate(kane, (0, apexes[-1] + 0.01), {y: h, v: 0.0}, constants,
+                   impacts=[impact], t_eval=apexes, backend=backend,
+                   rtol=1e-10, atol=1e-12)
+    assert res.success
+    assert len(res.impacts) == 5
+    hit_times = np.array([r.time for r in res.impacts])
+    assert np.max(np.abs(hit_times - times)) < 1e-8
+    heights = h * e ** (2 * np.arange(1, 6))
+    assert np.max(np.abs(res.q[:, 0] - heights)) < 1e-8
+    for record in res.impacts:
+        assert isinstance(record, ImpactRecord)
+        assert record.name == 'floor' and record.index == 0
+        assert record.normal_speed_after == pytest.approx(
+            -e * record.normal_speed_before, rel=1e-12)
+        # impulse on a unit mass = change of momentum
+        assert record.impulse == pytest.approx(
+            record.normal_speed_after - record.normal_speed_before,
+            rel=1e-12)
+
+
+def test_ball_samples_before_and_after_each_impact():
+    kane, impact, (y, v), constants = ball(0.5, radius=0.1)
+    res = simulate(kane, (0, 0.6), {y: 1.1, v: 0.0}, constants,
+                   impacts=[impact])
+    hit = res.impacts[0]
+    at = np.nonzero(res.t == hit.time)[0]
+    assert len(at) == 2                   # before and after the jump
+    assert res.q[at[0], 0] == pytest.approx(0.1, abs=1e-12)
+    assert res.u[at[0], 0] == pytest.approx(-math.sqrt(2 * G), rel=1e-9)
+    assert res.u[at[1], 0] == pytest.approx(0.5 * math.sqrt(2 * G),
+                                            rel=1e-9)
+    # nowhere below the floor
+    assert res.q[:, 0].min() >= 0.1 - 1e-12
+
+
+def test_accumulating_impacts_stop_with_the_time_and_count():
+    h, e = 1.0, 0.8
+    kane, impact, (y, v), constants = ball(e)
+    v1 = math.sqrt(2 * G * h)
+    zeno = math.sqrt(2 * h / G) + 2 * e * v1 / (G * (1 - e))
+    with pytest.raises(SimulationError, match='accumulate') as info:
+        simulate(kane, (0, 10), {y: h, v: 0.0}, constants, impacts=[impact])
+    error = info.value
+    # the approach speed falls below 1e-4 of the first after k impacts
+    k = math.ceil(math.log(1e-4) / math.log(e))
+    assert f'has struck {k} times' in str(error)
+    assert error.time == pytest.approx(zeno, abs=1e-3)
+    assert error.time < zeno
+    result = error.result
+    assert not result.success and len(result.impacts) == k
+    assert result.t[-1] == pytest.approx(error.time)
+    speeds = [-r.normal_speed_before for r in result.impacts]
+    assert speeds == pytest.approx(v1 * e ** np.arange(k), abs=1e-8)
+
+
+def test_rest_speed_threshold():
+    kane, floor, (y, v), constants = ball()
+    impact = Impact(floor.point, floor.plane_point, floor.normal,
+                    floor.frame, restitution=0.5, rest_speed=0.5)
+    with pytest.raises(SimulationError) as info:
+        simulate(kane, (0, 10), {y: 1.0, v: 0.0}, constants,
+                 impacts=[impact])
+    # 4.43, 2.21, 1.11, 0.55, then 0.277 < 0.5
+    assert 'has struck 4 times' in str(info.value)
+    assert 'below its rest_speed 0.5' in str(info.value)
+
+
+def test_plastic_impact_on_a_pressing_contact_stops():
+    kane, impact, (y, v), constants = ball(0.0)
+    with pytest.raises(SimulationError, match='does not leave') as info:
+        simulate(kane, (0, 2), {y: 1.0, v: 0.0}, constants,
+                 impacts=[impact])
+    assert info.value.time == pytest.approx(math.sqrt(2 / G), rel=1e-9)
+    assert len(info.value.result.impacts) == 1
+
+
+def test_plastic_impact_that_separates_continues():
+    """A mass on a spring (rest position x = 0.5) thrown against a wall at
+    x = 0 with e = 0: it stops there and the spring pulls it away."""
+    x, v = me.dynamicsymbols('x v')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x)
+    P.set_vel(N, v * N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, 1)],
+                         [(P, -4 * (x - 0.5) * N.x)])
+    wall = Impact(P, O, N.x, N, restitution=0)
+    res = simulate(kane, (0, 3), {x: 0.2, v: -3.0}, {}, impacts=[wall],
+                   t_eval=[3.0])
+    assert res.success and len(res.impacts) == 1
+    assert res.impacts[0].normal_speed_after == pytest.approx(0, abs=1e-14)
+    # from rest at x = 0 the spring gives x = 0.5 - 0.5 cos(2 (t - t1))
+    t1 = res.impacts[0].time
+    assert res.q[0, 0] == pytest.approx(0.5 - 0.5 * math.cos(2 * (3 - t1)),
+                                        abs=1e-8)
+
+
+def test_tilted_rod_closed_form():
+    """A uniform rod falling tilted strikes a frictionless floor with its
+    end A: centre velocity and angular velocity after the impact from the
+    closed-form impulse."""
+    x, y, th = me.dynamicsymbols('x y theta')
+    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
+    m, L = 2.0, 1.2
+    inertia = m * L ** 2 / 12
+    e = 0.6
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', (th, N.z))
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    Gc = O.locatenew('G', x * N.x + y * N.y)
+    Gc.set_vel(N, vx * N.x + vy * N.y)
+    A = Gc.locatenew('A', -L / 2 * B.x)
+    A.v2pt_theory(Gc, N, B)
+    rod = me.RigidBody('rod', Gc, B, m, (me.inertia(B, 0, 0, inertia), Gc))
+    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy,
+                                  th.diff() - w])
+    kane.kanes_equations([rod], [(Gc, -m * G * N.y)])
+    floor = Impact(A, O, N.y, N, restitution=e)
+    res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.5, vx: 0.3,
+                                    vy: 0.0, w: 0.7}, {},
+                   impacts=[floor], rtol=1e-11, atol=1e-12)
+    hit = res.impacts[0]
+    i = np.nonzero(res.t == hit.time)[0][0]
+    theta = res.q[i, 2]
+    assert res.q[i, 1] - L / 2 * math.sin(theta) == pytest.approx(
+        0, abs=1e-11)
+    ux, uy, omega = hit.u_before
+    rx = -L / 2 * math.cos(theta)
+    v_a = uy + omega * rx
+    impulse = -(1 + e) * v_a / (1 / m + rx ** 2 / inertia)
+    expected = (ux, uy + impulse / m, omega + rx * impulse / inertia)
+    assert np.max(np.abs(np.array(hit.u_after) - expected)) < 1e-10
+    assert hit.impulse == pytest.approx(impulse, rel=1e-12)
+    assert hit.normal_speed_before == pytest.approx(v_a, rel=1e-12)
+    assert hit.normal_speed_after == pytest.approx(-e * v_a, rel=1e-10)
+
+
+def two_particles(e, m1=1.0, m2=3.0):
+    """Particle 1 at x1 moving towards particle 2 at x2, whose left face
+    (a plane fixed on it, normal -N.x) it strikes."""
+    x1, x2, v1, v2 = me.dynamicsymbols('x1 x2 v1 v2')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P1 = O.locatenew('P1', x1 * N.x)
+    P1.set_vel(N, v1 * N.x)
+    P2 = O.locatenew('P2', x2 * N.x)
+    P2.set_vel(N, v2 * N.x)
+    p2 = me.Particle('p2', P2, m2)
+    kane = me.KanesMethod(N, [x1, x2], [v1, v2],
+                          kd_eqs=[x1.diff() - v1, x2.diff() - v2])
+    kane.kanes_equations([me.Particle('p1', P1, m1), p2], [])
+    face = Impact(P1, P2, -N.x, N, restitution=e, radius=0.1,
+                  plane_frame=p2)
+    return kane, face, (x1, x2, v1, v2)
+
+
+@pytest.mark.parametrize('e', [0.0, 0.5, 1.0])
+def test_moving_plane_takes_the_opposite_impulse(e):
+    m1, m2 = 1.0, 3.0
+    kane, face, (x1, x2, v1, v2) = two_particles(e, m1, m2)
+    a, b = 2.0, -0.5
+    res = simulate(kane, (0, 1), {x1: 0.0, x2: 1.0, v1: a, v2: b}, {},
+                   impacts=[face], t_eval=[1.0])
+    hit = res.impacts[0]
+    assert hit.time == pytest.approx(0.9 / (a - b), rel=1e-12)
+    common = (m1 * a + m2 * b) / (m1 + m2)
+    after1 = common - m2 * e * (a - b) / (m1 + m2)
+    after2 = common + m1 * e * (a - b) / (m1 + m2)
+    assert hit.u_after == pytest.approx((after1, after2), abs=1e-12)
+    # momentum conserved, energy lost (1 - e^2) of the relative part
+    assert m1 * after1 + m2 * after2 == pytest.approx(m1 * a + m2 * b)
+    lost = 0.5 * m1 * m2 / (m1 + m2) * (a - b) ** 2 * (1 - e ** 2)
+    before = 0.5 * (m1 * a ** 2 + m2 * b ** 2)
+    assert 0.5 * (m1 * after1 ** 2 + m2 * after2 ** 2) == pytest.approx(
+        before - lost, rel=1e-12)
+
+
+def test_prescribed_moving_wall():
+    """A wall moving at a constant speed V (plane_point a function of
+    time, no plane_frame): the ball's speed relative to it reverses."""
+    x, v = me.dynamicsymbols('x v')
+    V = sm.symbols('V')
+    t = me.dynamicsymbols._t
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x)
+    P.set_vel(N, v * N.x)
+    W = O.locatenew('W', (1 + V * t) * N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, 1)], [])
+    wall = Impact(P, W, -N.x, N, restitution=0.5)
+    assert sm.simplify(wall.normal_speed - (V - v)) == 0
+    res = simulate(kane, (0, 1), {x: 0.0, v: 3.0}, {V: 1.0},
+                   impacts=[wall])
+    hit = res.impacts[0]
+    assert hit.time == pytest.approx(0.5, rel=1e-12)
+    # relative speed 2 -> -1: the ball leaves at 1 - 0.5*2 = 0 m/s
+    assert hit.u_after[0] == pytest.approx(0.0, abs=1e-12)
+
+
+def slider_crank_with_stop(e):
+    model = slider_crank.build_model()
+    O, _, S = model.points
+    N = model.frame
+    stop = O.locatenew('stop', 0.37 * N.x)
+    impact = Impact(S, stop, -N.x, N, restitution=e, name='stop')
+    q1, q2, q3 = model.q
+    u1 = model.u[0]
+    constants = slider_crank.constants_of(model, k=0.0, c=0.0, cb=0.0)
+    return model, impact, constants, {q1: 2.0, q2: 0.0, q3: 0.25,
+                                      u1: -8.0}
+
+
+@pytest.mark.parametrize('e', [1.0, 0.7, 0.0])
+def test_slider_crank_hits_a_stop(e):
+    model, impact, constants, initial = slider_crank_with_stop(e)
+    res = simulate(model.kane, (0, 0.4), initial, constants,
+                   specified={model.torque: 0.0}, impacts=[impact],
+                   outputs={'kinetic': model.kinetic}, rtol=1e-10,
+                   atol=1e-12)
+    assert res.success and len(res.impacts) >= 1
+    hit = res.impacts[0]
+    i, j = np.nonzero(res.t == hit.time)[0]
+    assert res.q[i, 2] == pytest.approx(0.37, abs=1e-11)
+    assert res.constraint_residual[j] <= 1e-9
+    assert res.velocity_residual[j] <= 1e-9
+    assert hit.normal_speed_before < 0
+    assert hit.normal_speed_after == pytest.approx(
+        -e * hit.normal_speed_before, abs=1e-10)
+    assert -res.u[j, 2] == pytest.approx(hit.normal_speed_after, abs=1e-10)
+    kinetic = res.outputs['kinetic']
+    if e == 1.0:
+        assert kinetic[j] == pytest.approx(kinetic[i], rel=1e-10)
+        # no loads: kinetic energy is constant over the whole run
+        assert np.ptp(kinetic) <= 1e-7 * kinetic[0]
+    else:
+        assert kinetic[j] < kinetic[i]
+    assert np.max(res.constraint_residual) <= 1e-9
+
+
+def test_slider_crank_stop_with_radau_and_numpy():
+    model, impact, constants, initial = slider_crank_with_stop(0.7)
+    reference = simulate(model.kane, (0, 0.4), initial, constants,
+                         specified={model.torque: 0.0}, impacts=[impact],
+                         t_eval=[0.4], rtol=1e-10, atol=1e-12)
+    for options in ({'method': 'Radau'}, {'backend': 'numpy'}):
+        res = simulate(model.kane, (0, 0.4), initial, constants,
+                       specified={model.torque: 0.0}, impacts=[impact],
+                       t_eval=[0.4], rtol=1e-10, atol=1e-12, **options)
+        assert len(res.impacts) == len(reference.impacts)
+        assert np.max(np.abs(res.y - reference.y)) < 1e-6
+
+
+def test_compliant_contact_converges_to_the_rigid_rebound():
+    """Hunt-Crossley with damping_from_restitution: the apex after the
+    first bounce approaches the rigid one as the stiffness grows (the
+    rigid run uses the restitution the damping model really gives)."""
+    e, h, model = 0.8, 1.0, 'hu-guo'
+    v0 = math.sqrt(2 * G * h)
+    e_eff = effective_restitution(float(hysteresis_factor(e, model)))
+    assert e_eff == pytest.approx(e, abs=1e-3)
+    kane, impact, (y, v), constants = ball(e_eff)
+    rigid = simulate(kane, (0, 1.2), {y: h, v: 0.0}, constants,
+                     impacts=[impact])
+    apex = rigid.impacts[0].time + rigid.impacts[0].normal_speed_after / G
+    rigid_height = h * e_eff ** 2
+    errors = []
+    for k in (1e5, 1e7, 1e9):
+        def contact(P, O, N, k=k):
+            return HuntCrossleyContact(
+                P, O, N.y, N, stiffness=k,
+                damping=damping_from_restitution(k, e, v0, model=model))
+        kane_c, _, (yc, vc), constants_c = ball(contact=contact)
+        t = np.linspace(apex - 0.02, apex + 0.02, 401)
+        res = simulate(kane_c, (0, apex + 0.02), {yc: h, vc: 0.0},
+                       constants_c, method='LSODA', t_eval=t, rtol=1e-10,
+                       atol=1e-12)
+        errors.append(abs(res.q[:, 0].max() - rigid_height))
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 2e-3 * rigid_height
+    assert errors[2] < errors[0] / 10
+
+
+# -- bad input ---------------------------------------------------------------
+
+def test_impact_arguments_are_checked():
+    N = me.ReferenceFrame('N')
+    O, P = me.Point('O'), me.Point('P')
+    with pytest.raises(ValueError, match=r'restitution must be in \[0, 1\]'):
+        Impact(P, O, N.y, N, restitution=1.5)
+    with pytest.raises(ValueError, match='restitution must be nonnegative'):
+        Impact(P, O, N.y, N, restitution=-0.1)
+    with pytest.raises(ValueError, match='radius must be nonnegative'):
+        Impact(P, O, N.y, N, restitution=0.5, radius=-1)
+    with pytest.raises(ValueError, match='normal must be a unit Vector'):
+        Impact(P, O, 2 * N.y, N, restitution=0.5)
+    with pytest.raises(TypeError, match='point must be a Point'):
+        Impact(N.x, O, N.y, N, restitution=0.5)
+    with pytest.raises(TypeError, match='normal must be a Vector'):
+        Impact(P, O, 1, N, restitution=0.5)
+    with pytest.raises(ValueError, match='rest_speed must be positive'):
+        Impact(P, O, N.y, N, restitution=0.5, rest_speed=0)
+    with pytest.raises(TypeError, match='restitution must be a number'):
+        Impact(P, O, N.y, N, restitution='high')
+    B = N.orientnew('B', 'Axis', (me.dynamicsymbols('a'), N.z))
+    with pytest.raises(ValueError, match='must be fixed in N'):
+        Impact(P, O, B.x, N, restitution=0.5)
+    with pytest.raises(ValueError, match='position of P from O is not'):
+        Impact(P, O, N.y, N, restitution=0.5)
+
+
+def test_simulate_checks_impacts():
+    kane, impact, (y, v), constants = ball()
+    start = {y: 1.0, v: 0.0}
+    with pytest.raises(TypeError, match='put a single one in a list'):
+        simulate(kane, (0, 1), start, constants, impacts=impact)
+    with pytest.raises(TypeError, match=r'impacts\[1\] must be an Impact'):
+        simulate(kane, (0, 1), start, constants, impacts=[impact, 3])
+    with pytest.raises(ValueError, match="method='LSODA'"):
+        simulate(kane, (0, 1), start, constants, impacts=[impact],
+                 method='odeint')
+    with pytest.raises(ValueError, match='forward time span'):
+        simulate(kane, (1, 0), start, constants, impacts=[impact])
+    with pytest.raises(ValueError, match='penetrates the plane'):
+        simulate(kane, (0, 1), {y: -0.01, v: 0.0}, constants,
+                 impacts=[impact])
+    A = impact.frame.orientnew('A', 'Axis', (0.1, impact.frame.z))
+    impact.point.set_vel(A, v * impact.frame.y)
+    impact.plane_point.set_vel(A, 0)
+    other = Impact(impact.point, impact.plane_point, A.y, A, restitution=1)
+    with pytest.raises(ValueError, match="not the model's inertial frame"):
+        simulate(kane, (0, 1), start, constants, impacts=[other])
+    e = sm.Symbol('e')
+    symbolic = Impact(impact.point, impact.plane_point, impact.normal,
+                      impact.frame, restitution=e)
+    with pytest.raises(ValueError, match=r'missing constants: \[e\]'):
+        simulate(kane, (0, 1), start, constants, impacts=[symbolic])
+    with pytest.raises(ValueError, match=r'must be in \[0, 1\], got 2'):
+        simulate(kane, (0, 1), start, {**constants, e: 2.0},
+                 impacts=[symbolic])
+    res = simulate(kane, (0, 1), start, {**constants, e: 0.5},
+                   impacts=[symbolic])
+    assert res.impacts[0].normal_speed_after == pytest.approx(
+        -0.5 * res.impacts[0].normal_speed_before)
+
+
+def test_impact_starting_in_contact_and_approaching():
+    kane, impact, (y, v), constants = ball(0.5)
+    res = simulate(kane, (0, 0.1), {y: 0.0, v: -2.0}, constants,
+                   impacts=[impact])
+    assert res.impacts[0].time == 0.0
+    assert res.impacts[0].normal_speed_after == pytest.approx(1.0)
