@@ -22,6 +22,7 @@ so ``P = -(1 + e) v_n^- / (w_law^T C (C^T M C)^-1 C^T w)`` and ``u+ = u-
 
 import math
 import types
+import weakref
 
 import numpy as np
 
@@ -40,11 +41,24 @@ def _simulation_error(message, **details):
     return SimulationError(message, **details)
 
 
+# numeric model -> {tuple of impacts: output specification}
+_SPECS = weakref.WeakKeyDictionary()
+
+
 def impact_outputs(nm, impacts):
     """The output specification (:meth:`NumericModel.output_function`) of
     the impacts' gaps, normal speeds, restitution coefficients and impulse
-    directions; ``ValueError`` names an impact whose expressions contain
-    unknown symbols."""
+    directions, derived and generated once per model and list of impacts;
+    ``ValueError`` names an impact whose expressions contain unknown
+    symbols."""
+    per_model = _SPECS.setdefault(nm, {})
+    key = tuple(impacts)
+    if key not in per_model:
+        per_model[key] = _impact_outputs(nm, impacts)
+    return per_model[key]
+
+
+def _impact_outputs(nm, impacts):
     import sympy as sm
     kinematics = nm.kane.kindiffdict()
     outputs = {}
@@ -114,7 +128,8 @@ class ImpactEngine:
         problem = self.problem
         y = np.asarray(y, dtype=float)
         if not problem.partitioned:
-            problem.check_inputs(t, y)
+            if not np.isfinite(y).all():
+                problem.check_inputs(t, y)          # raises, naming it
             return y[:self.nq].copy(), y[self.nq:].copy()
         q, u, _, _ = problem.samples(np.array([t]), y[:, None])
         return q[0], u[0]
@@ -168,40 +183,52 @@ class ImpactEngine:
                                                K[:, nm.u_ind_idx])
         return basis
 
-    def jump(self, t, q, u, i, vn, e, law, impulse):
-        """``(u+, P)``: the speeds after impact ``i`` and its impulse."""
+    def jump(self, t, q, u, indices, vn, e, law, impulse):
+        """``(u+, P)``: the speeds after the impacts ``indices``, struck at
+        once, and their impulses (None if the simultaneous solution needs
+        a negative, pulling impulse); ``vn``, ``e``, ``law`` and
+        ``impulse`` are those of :meth:`values` for the same ``indices``.
+        """
         problem, nm = self.problem, self.problem.nm
         x = problem.input_vector(
             t, q, u, problem.specified(t) + list(problem.friction_values))
+        name = self.impacts[indices[0]].name
         try:
             mass = np.asarray(nm.functions['eom'](x), dtype=float)[
                 self._mass].reshape(self.nu, self.nu)
             basis = self._speed_basis(x)
             reduced = basis.T @ mass @ basis
-            z = np.linalg.solve(reduced, basis.T @ impulse)
+            Z = np.linalg.solve(reduced, basis.T @ impulse.T)
         except np.linalg.LinAlgError:
             raise _simulation_error(
-                f'the impact {self.impacts[i].name!r} at t = {t:.10g} '
-                f'cannot be resolved: the mass matrix or the velocity '
-                f'constraints are singular there ({format_state(nm.q, q)}).',
+                f'the impact {name!r} at t = {t:.10g} cannot be resolved: '
+                f'the mass matrix or the velocity constraints are singular '
+                f'there ({format_state(nm.q, q)}).',
                 time=t, q=q, u=u) from None
-        b = basis.T @ law
-        denominator = float(b @ z)
-        scale = float(np.linalg.norm(b) * np.linalg.norm(z))
-        if not denominator > 1e-12 * scale or not math.isfinite(
-                denominator):
-            raise _simulation_error(
-                f'the impact {self.impacts[i].name!r} at t = {t:.10g} '
-                f'cannot change the normal speed: the contact point cannot '
-                f'move along the normal ({format_state(nm.q, q)}; it is '
-                f'held by the constraints, or the plane takes no impulse '
-                f'but moves with the speeds).', time=t, q=q, u=u)
-        P = -(1.0 + e) * vn / denominator
-        return u + basis @ (z * P), P
+        D = (basis.T @ law.T).T @ Z        # normal speed change per impulse
+        if len(indices) == 1:
+            scale = float(np.linalg.norm(basis.T @ law[0])
+                          * np.linalg.norm(Z))
+            if not D[0, 0] > 1e-12 * scale or not math.isfinite(D[0, 0]):
+                raise _simulation_error(
+                    f'the impact {name!r} at t = {t:.10g} cannot change '
+                    f'the normal speed: the contact point cannot move along '
+                    f'the normal ({format_state(nm.q, q)}; it is held by '
+                    f'the constraints, or the plane takes no impulse but '
+                    f'moves with the speeds).', time=t, q=q, u=u)
+        try:
+            P = np.linalg.solve(D, -(1.0 + e) * vn)
+        except np.linalg.LinAlgError:
+            return None, None
+        if len(indices) > 1 and not np.all(P >= 0):
+            return None, None
+        return u + basis @ (Z @ P), P
 
     def resolve(self, t, y, span):
         """Apply every impact due at ``t`` (a closed contact that
-        approaches), one after another; return the new integrator state.
+        approaches); return the new integrator state. Contacts due at the
+        same instant are struck at once when that needs no pulling impulse,
+        else one after another, the fastest first, until none approaches.
         Raises a :class:`SimulationError` when the impacts accumulate."""
         q, u = self.state(t, y)
         k = len(self.impacts)
@@ -213,16 +240,30 @@ class ImpactEngine:
                    if gap[i] <= self.tolerance and vn[i] < -floor]
             if not due:
                 break
-            speed, i = min(due)
-            self._check_accumulation(t, q, u, i, -speed)
-            u_new, P = self.jump(t, q, u, i, speed, e[i], law[i],
-                                 impulse[i])
-            after = float(self.values(t, q, u_new)[1][i])
-            self.records.append((float(t), i, float(speed), after,
-                                 float(P), tuple(u), tuple(u_new)))
-            self.count[i] += 1
-            self.largest[i] = max(self.largest[i], -speed)
-            struck[i] = (-speed, after)
+            due.sort()
+            for speed, i in due:
+                self._check_accumulation(t, q, u, i, -speed)
+            # all at once if no contact pulls; else the fastest alone
+            u_new = None
+            if len(due) > 1:
+                group = [i for _, i in due]
+                u_new, P = self.jump(t, q, u, group, vn[group], e[group],
+                                     law[group], impulse[group])
+            if u_new is None:
+                group = [due[0][1]]
+                u_new, P = self.jump(t, q, u, group, vn[group], e[group],
+                                     law[group], impulse[group])
+            if u_new is None:
+                raise self._accumulated(t, q, u, group[0], 'its impulse '
+                                        'cannot be found')
+            after = self.values(t, q, u_new)[1]
+            for i, impulse_i in zip(group, P):
+                self.records.append((float(t), i, float(vn[i]),
+                                     float(after[i]), float(impulse_i),
+                                     tuple(u), tuple(u_new)))
+                self.count[i] += 1
+                self.largest[i] = max(self.largest[i], -vn[i])
+                struck[i] = (-vn[i], float(after[i]))
             u = u_new
         else:
             raise _simulation_error(
@@ -263,7 +304,8 @@ class ImpactEngine:
         impact = self.impacts[i]
         error = _simulation_error(
             f'the impacts accumulate at t = {t:.10g}: {impact.name!r} '
-            f'(impacts[{i}]) has struck {int(self.count[i])} times '
+            f'(impacts[{i}]) has struck {int(self.count[i])} '
+            f'time{"s" if self.count[i] != 1 else ""} '
             f'({len(self.records)} impacts in all) and {reason}. The '
             f'contact is coming to rest, which rigid impacts do not model; '
             f'the simulation up to this time is in the error\'s result. '

@@ -195,6 +195,43 @@ def test_tilted_rod_closed_form():
     assert hit.normal_speed_after == pytest.approx(-e * v_a, rel=1e-10)
 
 
+@pytest.mark.parametrize('e', [0.5, 1.0])
+def test_rod_falling_flat_strikes_with_both_ends_at_once(e):
+    """Both ends reach the floor together: struck at once, the rod
+    rebounds without rotating, v+ = -e v- (one impulse after the other
+    would set it spinning for e < 1)."""
+    x, y, th = me.dynamicsymbols('x y theta')
+    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
+    m, L = 2.0, 1.2
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', (th, N.z))
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    Gc = O.locatenew('G', x * N.x + y * N.y)
+    Gc.set_vel(N, vx * N.x + vy * N.y)
+    ends = []
+    for name, sign in (('A', -1), ('B', 1)):
+        end = Gc.locatenew(name, sign * L / 2 * B.x)
+        end.v2pt_theory(Gc, N, B)
+        ends.append(Impact(end, O, N.y, N, restitution=e, name=name))
+    rod = me.RigidBody('rod', Gc, B, m, (me.inertia(B, 0, 0, m * L ** 2 /
+                                                     12), Gc))
+    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy,
+                                  th.diff() - w])
+    kane.kanes_equations([rod], [(Gc, -m * G * N.y)])
+    res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.0, vx: 0.0,
+                                    vy: 0.0, w: 0.0}, {}, impacts=ends)
+    first, second = res.impacts
+    assert first.time == second.time
+    assert {first.name, second.name} == {'A', 'B'}
+    v = math.sqrt(2 * G)
+    assert first.u_after == pytest.approx((0.0, e * v, 0.0), abs=1e-9)
+    assert first.impulse == pytest.approx(m * (1 + e) * v / 2, rel=1e-9)
+    assert second.impulse == pytest.approx(first.impulse, rel=1e-12)
+
+
 def two_particles(e, m1=1.0, m2=3.0):
     """Particle 1 at x1 moving towards particle 2 at x2, whose left face
     (a plane fixed on it, normal -N.x) it strikes."""
