@@ -386,6 +386,8 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
 # The numeric problem
 
 _SOLVERS = weakref.WeakKeyDictionary()
+# solvers that have solved in this process (their kernels are loaded)
+_SOLVED = weakref.WeakSet()
 
 
 def _constraint_solver(nm, constants_mapping, options):
@@ -687,7 +689,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
 
     # Consistent initial conditions: dependent entries are guesses.
     if nm.has_config_constraints:
+        solve_start = time.perf_counter()
         q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+        if solver not in _SOLVED:
+            # a solver's first solve in this process loads (or on an
+            # installation's first use compiles) numba's Newton kernel; the
+            # solve itself takes microseconds
+            problem.kernel_seconds += time.perf_counter() - solve_start
+            _SOLVED.add(solver)
         problem.set_branch(t0, q0)
     u0 = problem.dependent_speeds(
         t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
