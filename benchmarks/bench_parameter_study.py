@@ -2,7 +2,7 @@
 and on a Dask LocalCluster.
 
 Run: python benchmarks/bench_parameter_study.py [--cases 32] [--duration 2]
-     [--workers 1,2] [--repeat 3] [--no-dask]
+     [--workers 1,2] [--repeat 3] [--pairs 7] [--no-dask]
 
 The study: Moore's four-bar with gravity and a spring-damper
 (``sympy_loads.examples.four_bar``), ``--cases`` cases of ``--duration``
@@ -16,7 +16,9 @@ model is derived and its code generated once, before any timing (a first
 * ``ProcessPoolExecutor(N)`` for each N of ``--workers``: *cold* creates the
   pool inside the timing (processes started with the platform's default
   method, each loads the prepared model once); *warm* reruns the study on
-  that pool, whose workers have the model (best of ``--repeat``);
+  that pool, whose workers have the model (best of ``--repeat``); then
+  ``--pairs`` serial and pool runs alternate and the median of their
+  ratios is printed (the fairest figure on a machine whose load varies);
 * Dask ``LocalCluster(n_workers=N, threads_per_worker=1)`` through
   ``Client.get_executor()`` for the largest N: the cluster's start-up is
   printed apart; *first* is the first study on the new cluster (the workers
@@ -73,6 +75,8 @@ def main(argv=None):
                         help='comma-separated numbers of workers')
     parser.add_argument('--repeat', type=int, default=3)
     parser.add_argument('--no-dask', action='store_true')
+    parser.add_argument('--pairs', type=int, default=7,
+                        help='alternated serial/pool runs per pool size')
     args = parser.parse_args(argv)
     workers = [int(w) for w in args.workers.split(',')]
 
@@ -97,6 +101,7 @@ def main(argv=None):
     rows = [('serial (derivation + codegen + run, first call)', first, None),
             ('serial', serial, 0.0)]
 
+    paired = {}
     for count in workers:
         start = time.perf_counter()
         pool = cf.ProcessPoolExecutor(count)
@@ -109,6 +114,15 @@ def main(argv=None):
                 lambda: simulate_many(*study, executor=pool), args.repeat)
             rows.append((f'ProcessPoolExecutor({count}), warm', warm,
                          max_difference(results, reference)))
+            # serial and pool runs alternated: each ratio compares runs
+            # that met the same load on the machine
+            ratios = []
+            for _ in range(args.pairs):
+                one, _ = timed(lambda: simulate_many(*study))
+                other, _ = timed(
+                    lambda: simulate_many(*study, executor=pool))
+                ratios.append(one / other)
+            paired[count] = ratios
         finally:
             pool.shutdown()
 
@@ -153,6 +167,10 @@ def main(argv=None):
         diff = '' if difference is None else f'{difference:.1e}'
         print(f'{name:<52} {seconds:9.3f} {1e3*seconds/n:8.2f}ms '
               f'{speedup:8.2f}x {diff:>11}')
+    for count, ratios in paired.items():
+        print(f'ProcessPoolExecutor({count}) against serial, {len(ratios)} '
+              f'alternated pairs: median speed-up {np.median(ratios):.2f}x '
+              f'(range {min(ratios):.2f}-{max(ratios):.2f}x)')
 
 
 if __name__ == '__main__':

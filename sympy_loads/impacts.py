@@ -11,7 +11,8 @@ contact point after the impact is :math:`-e` times the one before,
 
    v_n^+ = -e\, v_n^-, \qquad 0 \le e \le 1,
 
-which "can be extended to a multibody system" [Flores2023]_. In
+which, Moore notes, "can be extended to a multibody system" (he refers
+to [Flores2023]_). In
 generalized speeds [KaneLevinson]_ an impulse :math:`P` along the normal
 :math:`\hat{n}` at the contact point changes the speeds by
 
@@ -98,6 +99,14 @@ class Impact:
 
     The error's ``result`` attribute holds the simulation up to that time.
     Model such contacts with :class:`~sympy_loads.HuntCrossleyContact`.
+
+    Contacts that close at the same instant (a rod falling flat on both
+    ends) are struck at once, with one impulse each from the restitution
+    law of every contact, when none of those impulses pulls; otherwise
+    they are struck one after another, the fastest approach first, until
+    none approaches. The second way depends on the order when
+    :math:`e < 1`, as any sequential treatment of simultaneous impacts
+    does [Flores2023]_.
 
     Examples
     ========
