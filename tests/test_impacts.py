@@ -152,15 +152,16 @@ def test_plastic_impact_that_separates_continues():
                                         abs=1e-8)
 
 
-def test_tilted_rod_closed_form():
-    """A uniform rod falling tilted strikes a frictionless floor with its
-    end A: centre velocity and angular velocity after the impact from the
-    closed-form impulse."""
+ROD_MASS, ROD_LENGTH = 2.0, 1.2
+
+
+def falling_rod(e):
+    """A uniform planar rod (centre x, y, angle theta) under gravity with
+    an impact of each end, A (at -L/2 along the rod) and B, on the floor
+    y = 0."""
     x, y, th = me.dynamicsymbols('x y theta')
     vx, vy, w = me.dynamicsymbols('v_x v_y omega')
-    m, L = 2.0, 1.2
-    inertia = m * L ** 2 / 12
-    e = 0.6
+    m, L = ROD_MASS, ROD_LENGTH
     N = me.ReferenceFrame('N')
     B = N.orientnew('B', 'Axis', (th, N.z))
     B.set_ang_vel(N, w * N.z)
@@ -168,14 +169,27 @@ def test_tilted_rod_closed_form():
     O.set_vel(N, 0)
     Gc = O.locatenew('G', x * N.x + y * N.y)
     Gc.set_vel(N, vx * N.x + vy * N.y)
-    A = Gc.locatenew('A', -L / 2 * B.x)
-    A.v2pt_theory(Gc, N, B)
-    rod = me.RigidBody('rod', Gc, B, m, (me.inertia(B, 0, 0, inertia), Gc))
+    ends = []
+    for name, sign in (('A', -1), ('B', 1)):
+        end = Gc.locatenew(name, sign * L / 2 * B.x)
+        end.v2pt_theory(Gc, N, B)
+        ends.append(Impact(end, O, N.y, N, restitution=e, name=name))
+    rod = me.RigidBody('rod', Gc, B, m,
+                       (me.inertia(B, 0, 0, m * L ** 2 / 12), Gc))
     kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
                           kd_eqs=[x.diff() - vx, y.diff() - vy,
                                   th.diff() - w])
     kane.kanes_equations([rod], [(Gc, -m * G * N.y)])
-    floor = Impact(A, O, N.y, N, restitution=e)
+    return kane, ends, (x, y, th, vx, vy, w)
+
+
+def test_tilted_rod_closed_form():
+    """A uniform rod falling tilted strikes a frictionless floor with its
+    end A: centre velocity and angular velocity after the impact from the
+    closed-form impulse."""
+    e, m, L = 0.6, ROD_MASS, ROD_LENGTH
+    inertia = m * L ** 2 / 12
+    kane, (floor, _), (x, y, th, vx, vy, w) = falling_rod(e)
     res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.5, vx: 0.3,
                                     vy: 0.0, w: 0.7}, {},
                    impacts=[floor], rtol=1e-11, atol=1e-12)
@@ -200,27 +214,7 @@ def test_rod_falling_flat_strikes_with_both_ends_at_once(e):
     """Both ends reach the floor together: struck at once, the rod
     rebounds without rotating, v+ = -e v- (one impulse after the other
     would set it spinning for e < 1)."""
-    x, y, th = me.dynamicsymbols('x y theta')
-    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
-    m, L = 2.0, 1.2
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    Gc = O.locatenew('G', x * N.x + y * N.y)
-    Gc.set_vel(N, vx * N.x + vy * N.y)
-    ends = []
-    for name, sign in (('A', -1), ('B', 1)):
-        end = Gc.locatenew(name, sign * L / 2 * B.x)
-        end.v2pt_theory(Gc, N, B)
-        ends.append(Impact(end, O, N.y, N, restitution=e, name=name))
-    rod = me.RigidBody('rod', Gc, B, m, (me.inertia(B, 0, 0, m * L ** 2 /
-                                                     12), Gc))
-    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy,
-                                  th.diff() - w])
-    kane.kanes_equations([rod], [(Gc, -m * G * N.y)])
+    kane, ends, (x, y, th, vx, vy, w) = falling_rod(e)
     res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.0, vx: 0.0,
                                     vy: 0.0, w: 0.0}, {}, impacts=ends)
     first, second = res.impacts
@@ -228,7 +222,8 @@ def test_rod_falling_flat_strikes_with_both_ends_at_once(e):
     assert {first.name, second.name} == {'A', 'B'}
     v = math.sqrt(2 * G)
     assert first.u_after == pytest.approx((0.0, e * v, 0.0), abs=1e-9)
-    assert first.impulse == pytest.approx(m * (1 + e) * v / 2, rel=1e-9)
+    assert first.impulse == pytest.approx(ROD_MASS * (1 + e) * v / 2,
+                                          rel=1e-9)
     assert second.impulse == pytest.approx(first.impulse, rel=1e-12)
 
 
