@@ -60,24 +60,27 @@ def impact_outputs(nm, impacts):
 
 def _impact_outputs(nm, impacts):
     import sympy as sm
+    from sympy.physics.mechanics import find_dynamicsymbols
     kinematics = nm.kane.kindiffdict()
+    known = set(nm.q) | set(nm.u) | set(nm.specified) | set(nm.friction)
     outputs = {}
     for i, impact in enumerate(impacts):
+        gap = sm.sympify(impact.gap)
+        speed = sm.sympify(impact.normal_speed).xreplace(kinematics)
+        unknown = {s for s in find_dynamicsymbols(sm.Matrix([gap, speed]))
+                   if s not in known}
+        if unknown:
+            raise ValueError(
+                f'impacts[{i}] ({impact.name}): its gap or normal speed '
+                f'contains {sorted(map(str, unknown))}, which are neither '
+                f'coordinates, speeds nor specified inputs of the model.')
         law, impulse = impact.impulse_directions(nm.u, kinematics)
-        outputs[f'gap{i}'] = impact.gap
-        outputs[f'vn{i}'] = sm.sympify(impact.normal_speed).xreplace(
-            kinematics)
+        outputs[f'gap{i}'] = gap
+        outputs[f'vn{i}'] = speed
         outputs[f'e{i}'] = sm.sympify(impact.restitution)
         outputs[f'law{i}'] = sm.ImmutableMatrix(law.T)
         outputs[f'impulse{i}'] = sm.ImmutableMatrix(impulse.T)
-    try:
-        return nm.output_function(outputs)
-    except ValueError as error:
-        name = str(error).split("'")[1] if "'" in str(error) else ''
-        index = int(''.join(c for c in name if c.isdigit()) or 0)
-        raise ValueError(
-            f'impacts[{index}] ({impacts[index].name}): '
-            f'{str(error).split(": ", 1)[-1]}') from None
+    return nm.output_function(outputs)
 
 
 class ImpactEngine:

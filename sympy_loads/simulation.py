@@ -573,7 +573,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         speeds jump by the impulse, consistently with the velocity
         constraints, and the integration restarts. A contact closer than
         ``max(10 atol, 1e-12)`` at an impact and approaching is struck at
-        the same instant (one impulse after another). Needs a forward
+        the same instant (see :class:`~sympy_loads.Impact` for how
+        simultaneous contacts are resolved). Needs a forward
         ``t_span`` and a ``solve_ivp`` method (not ``'odeint'``). See
         ``result.impacts`` and the tutorial "Rigid impacts".
 

@@ -422,6 +422,13 @@ def test_simulate_checks_impacts():
     impact.point.set_vel(A, v * impact.frame.y)
     impact.plane_point.set_vel(A, 0)
     other = Impact(impact.point, impact.plane_point, A.y, A, restitution=1)
+    z = me.dynamicsymbols('z')
+    stray = Impact(impact.point.locatenew('Q', z * impact.frame.y),
+                   impact.plane_point, impact.normal, impact.frame,
+                   restitution=1)
+    with pytest.raises(ValueError, match=r"impacts\[0\] \(impact of Q\)"
+                       r".*\['z'\]"):
+        simulate(kane, (0, 1), start, constants, impacts=[stray])
     with pytest.raises(ValueError, match="not the model's inertial frame"):
         simulate(kane, (0, 1), start, constants, impacts=[other])
     e = sm.Symbol('e')
