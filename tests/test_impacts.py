@@ -427,7 +427,7 @@ def test_simulate_checks_impacts():
                    impact.plane_point, impact.normal, impact.frame,
                    restitution=1)
     with pytest.raises(ValueError, match=r"impacts\[0\] \(impact of Q\)"
-                       r".*\['z'\]"):
+                       r".*'z\(t\)'\]"):
         simulate(kane, (0, 1), start, constants, impacts=[stray])
     with pytest.raises(ValueError, match="not the model's inertial frame"):
         simulate(kane, (0, 1), start, constants, impacts=[other])
