@@ -125,14 +125,15 @@ class ConstraintKinematics:
 
     def solve_positions(self, q, t=0.0, *, on_failure='raise',
                         return_status=False):
-        r"""Solve ``Phi(q, t) = 0`` for the dependent coordinates.
+        r"""Solve :math:`\Phi(q, t) = 0` for the dependent coordinates.
 
         Explanation
         ===========
 
-        Newton-Raphson iteration ``q_d <- q_d + alpha dq_d`` with
-        ``Phi_qd dq_d = -Phi`` (least squares for a redundant set) and a
-        backtracking line search choosing ``alpha`` [Autodesk]_. The
+        Newton-Raphson iteration :math:`q_d \leftarrow q_d + \alpha\,
+        \Delta q_d` with :math:`\Phi_{q_d}\, \Delta q_d = -\Phi` (least
+        squares for a redundant set) and a backtracking line search
+        choosing :math:`\alpha` [Autodesk]_. The
         independent entries of ``q`` are kept; its dependent entries are the
         starting guess. A batch of shape ``(m, n)`` is solved row by row in
         compiled code (or all rows at once in NumPy), each row from its own
@@ -140,7 +141,7 @@ class ConstraintKinematics:
         the result stays bounded.
 
         The iteration stops early, as stalled, when the residual no longer
-        decreases (no step reduces ``|Phi|^2``, or three steps in a row
+        decreases (no step reduces :math:`|\Phi|^2`, or three steps in a row
         reduce it by less than a fraction 1e-8): a configuration the
         mechanism cannot reach costs a few iterations, not
         ``max_iterations``.
@@ -281,7 +282,8 @@ class ConstraintKinematics:
         return (X, status) if return_status else X
 
     def solve_velocities(self, q, qdot, t=0.0):
-        r"""Solve ``Phi_q q' = -Phi_t`` for the dependent velocities.
+        r"""Solve :math:`\Phi_q \dot{q} = -\Phi_t` for the dependent
+        velocities.
 
         Explanation
         ===========
@@ -289,7 +291,8 @@ class ConstraintKinematics:
         ``q`` must satisfy the constraints (see :meth:`solve_positions`).
         The independent entries of ``qdot`` are kept; its dependent entries
         are replaced by the solution of
-        ``Phi_qd qdot_d = -Phi_t - Phi_qi qdot_i`` [Autodesk]_.
+        :math:`\Phi_{q_d} \dot{q}_d = -\Phi_t - \Phi_{q_i} \dot{q}_i`
+        [Autodesk]_.
 
         Examples
         ========
@@ -332,8 +335,8 @@ class ConstraintKinematics:
         return self._solve_rates(q, qdot, None, t, False)
 
     def solve_accelerations(self, q, qdot, qddot, t=0.0):
-        r"""Solve ``Phi_q q'' = -(Phi_q q')_q q' - 2 Phi_qt q' - Phi_tt``
-        for the dependent accelerations.
+        r"""Solve :math:`\Phi_q \ddot{q} = -(\Phi_q \dot{q})_q \dot{q}
+        - 2 \Phi_{qt} \dot{q} - \Phi_{tt}` for the dependent accelerations.
 
         Explanation
         ===========
@@ -422,7 +425,8 @@ class ConstraintKinematics:
         :math:`\theta = \omega t`: solve
         positions, velocities and accelerations at each of ``times`` in
         turn. Each position solve starts from a second-order prediction
-        ``q + q' dt + q'' dt^2/2`` of the previous solution, so only the
+        :math:`q + \dot{q}\, \Delta t + \ddot{q}\, \Delta t^2/2` of the
+        previous solution, so only the
         first needs a good guess, ``q0`` [Autodesk]_.
 
         Examples
@@ -522,13 +526,13 @@ class ConstraintKinematics:
     # -- Jacobian, residual and rank -----------------------------------------
 
     def jacobian(self, q, t=0.0):
-        r"""Return the constraint Jacobian ``Phi_q`` at ``q``.
+        r"""Return the constraint Jacobian :math:`\Phi_q` at ``q``.
 
         Explanation
         ===========
 
-        Entry ``(i, j)`` is ``dPhi_i/dq_j`` over all coordinates
-        [Autodesk]_.
+        Entry :math:`(i, j)` is :math:`\partial \Phi_i / \partial q_j` over
+        all coordinates [Autodesk]_.
 
         Examples
         ========
@@ -565,7 +569,7 @@ class ConstraintKinematics:
         return self._engine.jacobian(q, self._as_times(t, q.shape[0]))[0]
 
     def residual(self, q, t=0.0):
-        """Return ``Phi(q, t)``, shape (nc,) or (m, nc).
+        r"""Return :math:`\Phi(q, t)`, shape (nc,) or (m, nc).
 
         Examples
         ========

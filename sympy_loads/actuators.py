@@ -98,7 +98,7 @@ class SpringDamperActuator(ForceActuator):
     ===========
 
     A linear spring, a linear damper, Coulomb friction and an actuator
-    acting in parallel along a pathway of length ``l``. The
+    acting in parallel along a pathway of length :math:`l`. The
     scalar *tension* (positive when it pulls the ends together) is
     [Notes3D]_ [Moore]_
 
@@ -107,37 +107,38 @@ class SpringDamperActuator(ForceActuator):
        f = k (l - l_0) + c \dot{l} + f_F \operatorname{sgn}(\dot{l})
            + f_{ACT}(l, \dot{l}, t)
 
-    with :math:`\dot{l}` the pathway's lengthening speed. Sign convention, shown for
-    a straight pathway between ``P`` and ``Q``::
+    with :math:`\dot{l}` the pathway's lengthening speed. Sign convention,
+    shown for a straight pathway between ``P`` and ``Q``::
 
              tension f > 0: pulls the ends together
         P o----->            <-----o Q
           |<-------- l(t) -------->|         l' > 0: the ends move apart
 
     SymPy's ``ForceActuator`` uses the opposite (expansile-positive)
-    convention; :attr:`force` keeps SymPy's convention and is ``-f``, so the
-    actuator is a drop-in SymPy actuator and ``to_loads()`` is SymPy's
-    ``pathway.to_loads(-f)`` (for ``WrappingPathway``, whose ``to_loads`` has
-    the opposite sign in SymPy 1.14, ``pathway.to_loads(f)``: on every
-    pathway the power of the loads is ``-f l'``). For a straight pathway the
-    force on ``P`` is
-    ``f/l`` times the vector from ``P`` to ``Q`` and the force on ``Q`` is
-    its opposite (the course notes' :math:`\bar{F}_i = f \bar{d}_{ij}/l`
-    [Notes3D]_).
+    convention; :attr:`force` keeps SymPy's convention and is :math:`-f`, so
+    the actuator is a drop-in SymPy actuator and ``to_loads()`` is SymPy's
+    ``pathway.to_loads(-f)`` (for ``WrappingPathway``, whose ``to_loads``
+    has the opposite sign in SymPy 1.14, ``pathway.to_loads(f)``: on every
+    pathway the power of the loads is :math:`-f \dot{l}`). For a straight
+    pathway the force on ``P`` is :math:`f/l` times the vector from ``P`` to
+    ``Q`` and the force on ``Q`` is its opposite (the course notes'
+    :math:`\bar{F}_i = f \bar{d}_{ij}/l` [Notes3D]_).
 
-    Power: the spring part is conservative (its power ``-k (l - l0) l'`` is
-    the rate of decrease of ``k (l - l0)**2 / 2``); the damper's power
-    ``-c l'**2`` and the friction's ``-f_F sgn(l') l'`` are never positive.
+    Power: the spring part is conservative (its power
+    :math:`-k (l - l_0) \dot{l}` is the rate of decrease of
+    :math:`k (l - l_0)^2 / 2`); the damper's power :math:`-c \dot{l}^2` and
+    the friction's :math:`-f_F \operatorname{sgn}(\dot{l})\, \dot{l}` are
+    never positive.
 
     Zero length: where the pathway's length is zero its direction is
-    undefined (``0/0``). A pathway whose length is *identically* zero (two
-    attachments at the same point) raises ``ValueError`` as soon as the
+    undefined (:math:`0/0`). A pathway whose length is *identically* zero
+    (two attachments at the same point) raises ``ValueError`` as soon as the
     tension, force or loads are requested. A length that only passes through
     zero during a motion cannot be detected symbolically: the loads (and,
-    for ``LinearPathway``, the lengthening speed ``d.d'/l``) then evaluate
-    to ``nan`` at that instant, so model the element so that its ends cannot
-    meet (e.g. a positive free length with a stiff enough spring, or an end
-    stop).
+    for ``LinearPathway``, the lengthening speed :math:`\bar{d} \cdot
+    \dot{\bar{d}} / l`) then evaluate to ``nan`` at that instant, so model
+    the element so that its ends cannot meet (e.g. a positive free length
+    with a stiff enough spring, or an end stop).
 
     Examples
     ========
@@ -179,21 +180,22 @@ class SpringDamperActuator(ForceActuator):
         Any SymPy pathway (``LinearPathway``, ``ObstacleSetPathway``,
         ``WrappingPathway``, ...).
     stiffness : sympifiable, optional
-        Spring stiffness ``k >= 0`` (force/length). Default 0.
+        Spring stiffness :math:`k \ge 0` (force/length). Default 0.
     damping : sympifiable, optional
-        Damping coefficient ``c >= 0`` (force/speed). Default 0.
+        Damping coefficient :math:`c \ge 0` (force/speed). Default 0.
     free_length : sympifiable, optional
-        Free (unstretched) length ``l0 >= 0``. Default 0.
+        Free (unstretched) length :math:`l_0 \ge 0`. Default 0.
     friction : sympifiable, optional
-        Coulomb friction force magnitude ``f_F >= 0``. Default 0.
+        Coulomb friction force magnitude :math:`f_F \ge 0`. Default 0.
     actuation : sympifiable or callable, optional
-        Actuator tension ``f_ACT``: an expression (which may contain time
-        and other dynamic symbols) or a callable ``f(length,
+        Actuator tension :math:`f_{ACT}`: an expression (which may contain
+        time and other dynamic symbols) or a callable ``f(length,
         lengthening_speed)`` returning one; the callable is called once with
         the pathway's expressions. Default 0.
     regularization : sympifiable, optional
-        Regularization speed ``eps >= 0`` of the friction sign; 0 (default)
-        gives the exact ``sign``. See :func:`sympy_loads.smooth_sign`.
+        Regularization speed :math:`\varepsilon \ge 0` of the friction sign;
+        0 (default) gives the exact ``sign``. See
+        :func:`sympy_loads.smooth_sign`.
     sign_method : str, optional
         ``'tanh'`` (default), ``'atan'``, ``'algebraic'`` or ``'exact'``.
 
@@ -238,7 +240,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def stiffness(self):
-        """Spring stiffness ``k``."""
+        """Spring stiffness :math:`k`."""
         return self._stiffness
 
     @stiffness.setter
@@ -248,7 +250,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def damping(self):
-        """Damping coefficient ``c``."""
+        """Damping coefficient :math:`c`."""
         return self._damping
 
     @damping.setter
@@ -258,7 +260,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def free_length(self):
-        """Free length ``l0`` of the spring."""
+        """Free length :math:`l_0` of the spring."""
         return self._free_length
 
     @free_length.setter
@@ -268,7 +270,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def friction(self):
-        """Coulomb friction force magnitude ``f_F``."""
+        """Coulomb friction force magnitude :math:`f_F`."""
         return self._friction
 
     @friction.setter
@@ -297,7 +299,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def actuation(self):
-        """Actuator tension ``f_ACT`` (an expression; a callable given to
+        """Actuator tension :math:`f_{ACT}` (an expression; a callable given to
         the constructor has been evaluated on the pathway's length and
         lengthening speed)."""
         return self._actuation
@@ -316,12 +318,12 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def length(self):
-        """The pathway's length ``l``."""
+        """The pathway's length :math:`l`."""
         return self.pathway.length
 
     @property
     def lengthening_speed(self):
-        """The pathway's lengthening speed ``l'`` (SymPy's
+        r"""The pathway's lengthening speed :math:`\dot{l}` (SymPy's
         ``extension_velocity``), positive when the ends move apart."""
         return self.pathway.extension_velocity
 
@@ -402,10 +404,11 @@ class RotationalSpringDamperActuator(TorqueActuator):
     ===========
 
     A torsional spring, a rotational damper, Coulomb friction and an
-    actuator acting in parallel between two frames about a unit axis ``h``
-    [Notes3D]_. The angle ``theta`` is measured positive counterclockwise
-    about ``h`` from the reaction frame to the target frame, and the scalar
-    torque (positive when it resists a positive ``theta``) is
+    actuator acting in parallel between two frames about a unit axis
+    :math:`\hat{h}` [Notes3D]_. The angle :math:`\theta` is measured
+    positive counterclockwise about :math:`\hat{h}` from the reaction frame
+    to the target frame, and the scalar torque (positive when it resists a
+    positive :math:`\theta`) is
 
     .. math::
 
@@ -423,18 +426,19 @@ class RotationalSpringDamperActuator(TorqueActuator):
               |   '-.___.-'
               |    reaction frame: torque +T h
 
-    The target frame receives the torque ``-T h`` and the reaction frame
-    (if given) the equal and opposite ``+T h``, as in the course notes
-    (:math:`\bar{Q}_j = -T \hat{h}`). SymPy's ``TorqueActuator`` convention
-    (a positive torque drives the target positively about the axis) is kept
-    on :attr:`torque`, which is ``-T``; :attr:`resisting_torque` is the
-    course notes' ``T``.
+    The target frame receives the torque :math:`-T \hat{h}` and the reaction
+    frame (if given) the equal and opposite :math:`+T \hat{h}`, as in the
+    course notes (:math:`\bar{Q}_j = -T \hat{h}`). SymPy's
+    ``TorqueActuator`` convention (a positive torque drives the target
+    positively about the axis) is kept on :attr:`torque`, which is
+    :math:`-T`; :attr:`resisting_torque` is the course notes' :math:`T`.
 
-    ``theta`` is whatever angle expression the user supplies (for a pin
-    joint, :meth:`at_pin_joint` uses the joint coordinate). ``theta'`` is
-    ``h . omega`` of the target frame relative to the reaction frame, which
-    for a rotation about a fixed axis equals ``d theta/dt``; without a
-    reaction frame it is ``d theta/dt``. A non-unit ``axis`` is normalized.
+    :math:`\theta` is whatever angle expression the user supplies (for a pin
+    joint, :meth:`at_pin_joint` uses the joint coordinate).
+    :math:`\dot{\theta}` is :math:`\hat{h} \cdot \bar{\omega}` of the target
+    frame relative to the reaction frame, which for a rotation about a
+    fixed axis equals :math:`d\theta/dt`; without a reaction frame it is
+    :math:`d\theta/dt`. A non-unit ``axis`` is normalized.
 
     Examples
     ========
@@ -458,26 +462,29 @@ class RotationalSpringDamperActuator(TorqueActuator):
     ==========
 
     angle : sympifiable
-        The rotation angle ``theta`` of the target frame relative to the
-        reaction frame about ``axis``.
+        The rotation angle :math:`\theta` of the target frame relative to
+        the reaction frame about ``axis``.
     axis : Vector
-        The rotation axis ``h`` (normalized if it is not a unit vector).
+        The rotation axis :math:`\hat{h}` (normalized if it is not a unit
+        vector).
     target_frame : ReferenceFrame or RigidBody
-        The frame (or body) that receives ``-T h``.
+        The frame (or body) that receives :math:`-T \hat{h}`.
     reaction_frame : ReferenceFrame or RigidBody, optional
-        The frame (or body) that receives ``+T h``; ``None`` applies no
-        reaction torque (the reaction is on the Newtonian frame).
+        The frame (or body) that receives :math:`+T \hat{h}`; ``None``
+        applies no reaction torque (the reaction is on the Newtonian frame).
     stiffness : sympifiable, optional
-        Torsional stiffness ``k >= 0`` (torque/angle). Default 0.
+        Torsional stiffness :math:`k \ge 0` (torque/angle). Default 0.
     damping : sympifiable, optional
-        Rotational damping ``c >= 0`` (torque/angular speed). Default 0.
+        Rotational damping :math:`c \ge 0` (torque/angular speed).
+        Default 0.
     free_angle : sympifiable, optional
-        Free angle ``theta0`` of the spring. Default 0.
+        Free angle :math:`\theta_0` of the spring. Default 0.
     friction : sympifiable, optional
-        Coulomb friction torque magnitude ``T_F >= 0``. Default 0.
+        Coulomb friction torque magnitude :math:`T_F \ge 0`. Default 0.
     actuation : sympifiable or callable, optional
-        Actuator torque ``T_ACT`` (positive like ``T``): an expression or a
-        callable ``f(angle, angular_speed)`` returning one. Default 0.
+        Actuator torque :math:`T_{ACT}` (positive like :math:`T`): an
+        expression or a callable ``f(angle, angular_speed)`` returning one.
+        Default 0.
     regularization : sympifiable, optional
         Regularization speed of the friction sign; 0 (default) is exact.
     sign_method : str, optional
@@ -518,15 +525,16 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @classmethod
     def at_pin_joint(cls, pin_joint, **parameters):
-        """Return the RSDA acting in a SymPy ``PinJoint``.
+        r"""Return the RSDA acting in a SymPy ``PinJoint``.
 
         Explanation
         ===========
 
         The angle is the joint's coordinate, the axis the joint's axis, the
         target frame the child's joint frame and the reaction frame the
-        parent's, so ``theta' `` is the joint's generalized speed and a
-        positive ``resisting_torque`` opposes a positive joint rotation.
+        parent's, so :math:`\dot{\theta}` is the joint's generalized speed
+        and a positive ``resisting_torque`` opposes a positive joint
+        rotation.
 
         Examples
         ========
@@ -563,7 +571,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def angle(self):
-        """The angle ``theta`` of the target frame about the axis."""
+        r"""The angle :math:`\theta` of the target frame about the axis."""
         return self._angle
 
     @angle.setter
@@ -572,7 +580,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def axis(self):
-        """The unit axis ``h`` of the rotation."""
+        r"""The unit axis :math:`\hat{h}` of the rotation."""
         return self._axis
 
     @axis.setter
@@ -595,7 +603,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def free_angle(self):
-        """Free angle ``theta0`` of the torsional spring."""
+        r"""Free angle :math:`\theta_0` of the torsional spring."""
         return self._free_angle
 
     @free_angle.setter
@@ -604,8 +612,9 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def actuation(self):
-        """Actuator torque ``T_ACT`` (an expression; a callable given to the
-        constructor has been evaluated on the angle and angular speed)."""
+        """Actuator torque :math:`T_{ACT}` (an expression; a callable given
+        to the constructor has been evaluated on the angle and angular
+        speed)."""
         return self._actuation
 
     @actuation.setter
@@ -622,8 +631,9 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def angular_speed(self):
-        """``theta' = h . (omega_target - omega_reaction)`` (``d theta/dt``
-        when there is no reaction frame)."""
+        r""":math:`\dot{\theta} = \hat{h} \cdot (\bar{\omega}_{target} -
+        \bar{\omega}_{reaction})` (:math:`d\theta/dt` when there is no
+        reaction frame)."""
         if self.reaction_frame is None:
             return self.angle.diff(dynamicsymbols._t)
         return self.target_frame.ang_vel_in(self.reaction_frame).dot(
@@ -633,7 +643,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
     def resisting_torque(self):
         r"""The course notes' :math:`T = k (\theta - \theta_0) + c
         \dot{\theta} + T_F \operatorname{sgn}(\dot{\theta}) + T_{ACT}`,
-        positive when it resists a positive ``theta``."""
+        positive when it resists a positive :math:`\theta`."""
         speed = self.angular_speed
         torque = S0 = sm.S.Zero
         if self.stiffness != S0:
@@ -659,8 +669,9 @@ class RotationalSpringDamperActuator(TorqueActuator):
             'friction or actuation instead.')
 
     def to_loads(self):
-        """Return ``[Torque(target, -T h), Torque(reaction, T h)]`` (the
-        second only with a reaction frame).
+        r"""Return ``[Torque(target, ...), Torque(reaction, ...)]`` with the
+        torques :math:`-T \hat{h}` and :math:`T \hat{h}` (the second only
+        with a reaction frame).
 
         Examples
         ========

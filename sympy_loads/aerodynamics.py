@@ -8,13 +8,16 @@ the air and grows with its square [Moore]_:
    \bar{F} = -\tfrac{1}{2} \rho C_d A \, |\bar{v}_{rel}| \, \bar{v}_{rel},
    \qquad \bar{v}_{rel} = \bar{v}_P - \bar{v}_{wind}
 
-The magnitude ``|v_rel|`` is written with :class:`euclidean_norm`, a SymPy
-function equal to ``sqrt(v_rel . v_rel)`` whose derivative is written so that
-it, too, evaluates to a finite number (zero) at rest. The force itself is
-finite at rest with a plain square root as well (SymPy turns the textbook's
-``normalize(v) * (v . v)`` into ``sqrt(v . v) * v``), but the symbolic
-derivative of that form contains ``v_i v_j / sqrt(v . v)``, which is 0/0 at
-rest, so a linearization about rest would evaluate to NaN.
+The magnitude :math:`|\bar{v}_{rel}|` is written with
+:class:`euclidean_norm`, a SymPy function equal to
+:math:`\sqrt{\bar{v}_{rel} \cdot \bar{v}_{rel}}` whose derivative is written
+so that it, too, evaluates to a finite number (zero) at rest. The force
+itself is finite at rest with a plain square root as well (SymPy turns the
+textbook's :math:`\operatorname{normalize}(\bar{v})\, (\bar{v} \cdot
+\bar{v})` into :math:`\sqrt{\bar{v} \cdot \bar{v}}\, \bar{v}`), but the
+symbolic derivative of that form contains :math:`v_i v_j / \sqrt{\bar{v}
+\cdot \bar{v}}`, which is 0/0 at rest, so a linearization about rest would
+evaluate to NaN.
 
 References
 ==========
@@ -54,15 +57,17 @@ class AerodynamicDrag(ActuatorBase):
         F <-----o----->        (F is antiparallel to v_rel)
                 P
 
-    ``v_P`` is the velocity of ``point`` in ``frame`` and ``v_wind`` the
-    velocity of the air in ``frame`` (``wind``, zero for still air; it may
-    depend on time). ``|v_rel|`` is :class:`euclidean_norm` of the
-    components of ``v_rel`` in ``frame``, that is ``sqrt(v_rel . v_rel)``,
-    so the force is continuous with a continuous derivative and evaluates
-    to exactly zero, not NaN, at ``v_rel = 0``; its derivatives (time
-    derivative, linearization about rest) are finite there too. The power
-    of the force relative to the air, ``F . v_rel = -1/2 rho C_d A
-    |v_rel|^3``, is never positive. The reaction on the air is not modelled.
+    :math:`\bar{v}_P` is the velocity of ``point`` in ``frame`` and
+    :math:`\bar{v}_{wind}` the velocity of the air in ``frame`` (``wind``,
+    zero for still air; it may depend on time). :math:`|\bar{v}_{rel}|` is
+    :class:`euclidean_norm` of the components of :math:`\bar{v}_{rel}` in
+    ``frame``, that is :math:`\sqrt{\bar{v}_{rel} \cdot \bar{v}_{rel}}`, so
+    the force is continuous with a continuous derivative and evaluates to
+    exactly zero, not NaN, at :math:`\bar{v}_{rel} = 0`; its derivatives
+    (time derivative, linearization about rest) are finite there too. The
+    power of the force relative to the air, :math:`\bar{F} \cdot
+    \bar{v}_{rel} = -\tfrac{1}{2} \rho C_d A |\bar{v}_{rel}|^3`, is never
+    positive. The reaction on the air is not modelled.
     Units: density [kg/m^3], area [m^2], speeds [m/s], force [N].
 
     Examples
@@ -70,7 +75,7 @@ class AerodynamicDrag(ActuatorBase):
 
     The textbook's point P moving in still air with velocity u_x n_x + u_y n_y
     + u_z n_z; for motion along n_x only the force reduces to
-    ``-A C_d rho u_x |u_x| / 2`` along n_x:
+    :math:`-A C_d \rho u_x |u_x| / 2` along n_x:
 
     >>> from sympy import symbols
     >>> from sympy.physics.mechanics import (Point, ReferenceFrame,
@@ -214,7 +219,8 @@ class AerodynamicDrag(ActuatorBase):
 
     @property
     def relative_velocity(self):
-        """Velocity of ``point`` relative to the air, ``v_P - v_wind``."""
+        r"""Velocity of ``point`` relative to the air,
+        :math:`\bar{v}_P - \bar{v}_{wind}`."""
         try:
             velocity = self.point.vel(self.frame)
         except ValueError as error:
@@ -228,14 +234,15 @@ class AerodynamicDrag(ActuatorBase):
 
     @property
     def airspeed(self):
-        """``|v_rel|``: :class:`euclidean_norm` of the components of the
-        relative velocity in ``frame``."""
+        r""":math:`|\bar{v}_{rel}|`: :class:`euclidean_norm` of the
+        components of the relative velocity in ``frame``."""
         components = self.relative_velocity.to_matrix(self.frame)
         return euclidean_norm(*components)
 
     @property
     def force(self):
-        """The drag force vector ``-1/2 rho C_d A |v_rel| v_rel``."""
+        r"""The drag force vector :math:`-\tfrac{1}{2} \rho C_d A
+        |\bar{v}_{rel}| \bar{v}_{rel}`."""
         factor = self.density * self.drag_coefficient * self.area / 2
         return -factor * self.airspeed * self.relative_velocity
 

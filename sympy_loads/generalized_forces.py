@@ -943,20 +943,22 @@ def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
     derivative is given a random value in [0.3, 1.7] and the entries are
     evaluated with mpmath at ``precision`` significant digits and again at
     twice as many. An entry that is identically zero evaluates to round-off
-    only, which shrinks by about ``10**-precision`` when the precision is
-    doubled; a nonzero value stays. An entry counts as zero at a point when
-    the second value is below ``10**-(precision/2)`` times the first, and
-    as identically zero when it is zero at all ``points`` points.
+    only, which shrinks by about :math:`10^{-\mathrm{precision}}` when the
+    precision is doubled; a nonzero value stays. An entry counts as zero at
+    a point when the second value is below
+    :math:`10^{-\mathrm{precision}/2}` times the first, and as identically
+    zero when it is zero at all ``points`` points.
 
     Confidence: a nonzero expression built from the usual elementary
     functions is analytic, so it vanishes only on a set of measure zero and
     a point drawn at random lands there with probability zero; with
     ``points`` independent points (default 4) a wrong True needs that many
-    coincidences, or a nonzero entry smaller than ``10**-(precision/2)``
-    (relative) of the round-off of its terms at every point -- negligible
-    for physical models. A False is certain: it shows a point where an
-    entry is not zero. Points where an entry is singular (a division by
-    zero, a complex value) are skipped and others drawn.
+    coincidences, or a nonzero entry smaller than
+    :math:`10^{-\mathrm{precision}/2}` (relative) of the round-off of its
+    terms at every point -- negligible for physical models. A False is
+    certain: it shows a point where an entry is not zero. Points where an
+    entry is singular (a division by zero, a complex value) are skipped and
+    others drawn.
 
     Budget: entries larger than ``size_budget`` expression nodes in total,
     or a decision that would take longer than ``time_budget`` seconds (the

@@ -35,9 +35,10 @@ class GravitationalAttraction(ForceActuator):
     Explanation
     ===========
 
-    With ``r`` the position of B* (mass center of ``body_b``) relative to A*
-    (mass center of ``body_a``) and ``r = |r|``, the bodies attract each
-    other with equal and opposite forces at their mass centers [Kane1985]_:
+    With :math:`\bar{r}` the position of B* (mass center of ``body_b``)
+    relative to A* (mass center of ``body_a``) and :math:`r = |\bar{r}|`,
+    the bodies attract each other with equal and opposite forces at their
+    mass centers [Kane1985]_:
 
     .. math::
 
@@ -52,7 +53,7 @@ class GravitationalAttraction(ForceActuator):
            |-------------- r ------->|
 
     As a SymPy ``ForceActuator`` on the ``LinearPathway`` from A* to B*,
-    ``force`` is the expansile-positive scalar ``-G m_A m_B / r^2``
+    ``force`` is the expansile-positive scalar :math:`-G m_A m_B / r^2`
     (negative: the pathway is pulled shorter).
 
     For a ``RigidBody`` (and ``moments=True``) the other body, treated as a
@@ -64,10 +65,11 @@ class GravitationalAttraction(ForceActuator):
        \bar{M}_A = \frac{3 G m_B}{r^3} \hat{r} \times
        (\breve{I}_A \cdot \hat{r}), \qquad \hat{r} = \bar{r}/r
 
-    with ``I_A`` the central inertia dyadic of A, and likewise for B with
-    ``m_A`` and ``I_B``; it is applied as a ``Torque`` on the body's frame.
-    It turns a body's axis of least inertia towards the other body. The
-    moment is zero for an inertia dyadic with equal principal moments.
+    with :math:`\breve{I}_A` the central inertia dyadic of A, and likewise
+    for B with :math:`m_A` and :math:`\breve{I}_B`; it is applied as a
+    ``Torque`` on the body's frame. It turns a body's axis of least inertia
+    towards the other body. The moment is zero for an inertia dyadic with
+    equal principal moments.
 
     Notes
     =====
@@ -78,16 +80,17 @@ class GravitationalAttraction(ForceActuator):
       the matching second-order force correction is not included, so total
       energy and angular momentum of a simulation are conserved only up to
       terms of relative order (size / r)^2. ``potential_energy`` is the
-      point-mass potential ``-G m_A m_B / r``.
-    - Coincident mass centers: Newton's law is singular at ``r = 0``.
+      point-mass potential :math:`-G m_A m_B / r`.
+    - Coincident mass centers: Newton's law is singular at :math:`r = 0`.
       Construction and ``to_loads()`` raise ``ValueError`` when the position
       of B* relative to A* is identically zero. A numeric state with
-      ``r = 0`` evaluates to inf/NaN with the default ``softening=0``
+      :math:`r = 0` evaluates to inf/NaN with the default ``softening=0``
       (physically the bodies would have collided first: add a contact
-      model). A positive ``softening`` length eps replaces ``r^2`` by
-      ``r^2 + eps^2`` in the denominators (Plummer softening [Aarseth2003]_):
-      forces and moments are then finite everywhere and zero at ``r = 0``,
-      and differ from Newton's law by relative order (eps / r)^2.
+      model). A positive ``softening`` length :math:`\varepsilon` replaces
+      :math:`r^2` by :math:`r^2 + \varepsilon^2` in the denominators
+      (Plummer softening [Aarseth2003]_): forces and moments are then finite
+      everywhere and zero at :math:`r = 0`, and differ from Newton's law by
+      relative order :math:`(\varepsilon / r)^2`.
 
     Examples
     ========
@@ -143,7 +146,8 @@ class GravitationalAttraction(ForceActuator):
         Apply the first-order gravitational moment to each rigid body
         (default True). Particles never receive a moment.
     softening : Expr, optional
-        Plummer softening length eps >= 0 (default 0: Newton's law).
+        Plummer softening length :math:`\varepsilon \ge 0` (default 0:
+        Newton's law).
 
     Raises
     ======
@@ -211,9 +215,9 @@ class GravitationalAttraction(ForceActuator):
 
     @property
     def force(self):
-        """Expansile-positive scalar along the pathway:
-        ``-G m_A m_B r / (r^2 + eps^2)^(3/2)``, i.e. ``-G m_A m_B / r^2``
-        without softening."""
+        r"""Expansile-positive scalar along the pathway:
+        :math:`-G m_A m_B r / (r^2 + \varepsilon^2)^{3/2}`, i.e.
+        :math:`-G m_A m_B / r^2` without softening."""
         r = self._separation()
         r2 = r.dot(r)
         return (-self._mu() * sm.sqrt(r2)
@@ -225,9 +229,9 @@ class GravitationalAttraction(ForceActuator):
 
     @property
     def potential_energy(self):
-        """Point-mass potential energy ``-G m_A m_B / sqrt(r^2 + eps^2)``
-        (its negative gradient gives the forces; see Notes for the
-        moments)."""
+        r"""Point-mass potential energy
+        :math:`-G m_A m_B / \sqrt{r^2 + \varepsilon^2}` (its negative
+        gradient gives the forces; see Notes for the moments)."""
         r = self._separation()
         r2 = r.dot(r)
         return -self._mu() / sm.sqrt(r2 + self.softening**2)

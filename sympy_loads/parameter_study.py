@@ -36,12 +36,13 @@ send, or that were defined in the script being run (a ``lambda`` or a
 function of the script as a ``specified`` input), are sent with
 ``cloudpickle`` (installed with Dask), which sends them by value.
 
-Why the speed-up grows with the number of workers: a study of ``n`` cases of
-``T`` seconds each on ``N`` workers takes about ``n T / N`` plus, per worker,
-one load of the prepared model (a fraction of a second) and, per chunk, one
-round trip to the executor (milliseconds). The cases share nothing, so as
-long as ``n T`` is large against ``N`` times those overheads the speed-up is
-close to ``N``; ``benchmarks/bench_parameter_study.py`` measures it.
+Why the speed-up grows with the number of workers: a study of :math:`n`
+cases of :math:`T` seconds each on :math:`N` workers takes about
+:math:`n T / N` plus, per worker, one load of the prepared model (a fraction
+of a second) and, per chunk, one round trip to the executor (milliseconds).
+The cases share nothing, so as long as :math:`n T` is large against
+:math:`N` times those overheads the speed-up is close to :math:`N`;
+``benchmarks/bench_parameter_study.py`` measures it.
 """
 
 import collections
@@ -688,9 +689,9 @@ def results_table(results, cases=None, *, outputs=None):
     Examples
     ========
 
-    A mass on a spring of three stiffnesses, started at ``x = 0.1``, for
-    one second: ``x(1) = 0.1 cos(sqrt(k/m))`` and the energy stays
-    ``k x(0)**2/2``:
+    A mass on a spring of three stiffnesses, started at :math:`x = 0.1`,
+    for one second: :math:`x(1) = 0.1 \cos(\sqrt{k/m})` and the energy stays
+    :math:`k\, x(0)^2/2`:
 
     >>> import numpy as np
     >>> import sympy as sm

@@ -10,24 +10,24 @@ loop are an ordinary differential equation in *all* coordinates and speeds:
    \qquad \text{(kinematics)} \\
    M(q, t)\, \dot{u} &= F(q, u, t) \qquad \text{(dynamics)}
 
-where the rows of ``M`` and ``F`` belonging to the dependent speeds are the
-time derivatives of the velocity constraints. Integrated as they stand
-(``mass_matrix_full`` / ``forcing_full``), only the *derivatives* of the
-constraints are zero, so the integration error accumulates in the
-configuration constraints ``f_h(q, t) = 0`` and the mechanism slowly comes
-apart (see the tutorial "Simulating a closed-loop mechanism").
+where the rows of :math:`M` and :math:`F` belonging to the dependent speeds
+are the time derivatives of the velocity constraints. Integrated as they
+stand (``mass_matrix_full`` / ``forcing_full``), only the *derivatives* of
+the constraints are zero, so the integration error accumulates in the
+configuration constraints :math:`f_h(q, t) = 0` and the mechanism slowly
+comes apart (see the tutorial "Simulating a closed-loop mechanism").
 
 :func:`simulate` uses *coordinate partitioning* [Wehage1982]_ instead: the
 independent coordinates and speeds are integrated, and whenever the
 right-hand side is evaluated the dependent coordinates are recomputed by
-Newton-Raphson on ``f_h(q, t) = 0`` (:class:`HolonomicConstraintSolver`,
+Newton-Raphson on :math:`f_h(q, t) = 0` (:class:`HolonomicConstraintSolver`,
 [Autodesk]_) and the dependent speeds from the linear velocity constraints
-``k_nh(q, t) u + f_nh(q, t) = 0``. The dependent coordinates are carried in
-the integrator's state only as the starting guess for that Newton solve,
-which therefore needs one or two iterations and always stays on the same
-assembly branch; every value :func:`simulate` uses or returns is the
-corrected one, so the constraint residual is at the Newton tolerance at
-every sample, however long the run.
+:math:`k_{nh}(q, t)\, u + f_{nh}(q, t) = 0`. The dependent coordinates are
+carried in the integrator's state only as the starting guess for that Newton
+solve, which therefore needs one or two iterations and always stays on the
+same assembly branch; every value :func:`simulate` uses or returns is the
+corrected one, so the constraint residual is at the Newton tolerance at every
+sample, however long the run.
 
 Why partitioning and not projection: projection after each step needs access
 to the integrator's accepted steps (SciPy's ``solve_ivp`` gives none), and it
@@ -79,7 +79,7 @@ _TIME = dynamicsymbols._t
 
 
 class SimulationError(RuntimeError):
-    """A failure while integrating the equations of motion.
+    r"""A failure while integrating the equations of motion.
 
     Raised by :func:`simulate` when the right-hand side cannot be evaluated:
     the holonomic constraints cannot be solved (the mechanism cannot be
@@ -92,9 +92,9 @@ class SimulationError(RuntimeError):
 
     A point on a circle of radius 1 pushed along ``x`` by a constant force,
     with ``x`` independent and ``y`` dependent: the parametrization fails
-    where the circle is tangent to ``y`` (``x = 1``, the Jacobian
-    ``df/dy = 2 y`` vanishes) and the simulation stops there with the time
-    and state:
+    where the circle is tangent to ``y`` (:math:`x = 1`, the Jacobian
+    :math:`\partial f/\partial y = 2 y` vanishes) and the simulation stops
+    there with the time and state:
 
     >>> import sympy as sm
     >>> import sympy.physics.mechanics as me
@@ -440,7 +440,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     Examples
     ========
 
-    A mass on a spring, ``x'' = -(k/m) x``, against the exact solution:
+    A mass on a spring, :math:`\ddot{x} = -(k/m) x`, against the exact
+    solution:
 
     >>> import numpy as np
     >>> import sympy as sm
@@ -533,10 +534,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         loads as unknown friction magnitudes) and ``.prepare(model,
         constants)`` returning ``f(q, u, udot, t) -> ndarray`` with the
         values of ``.symbols`` computed from the joint reactions. At every
-        evaluation the magnitudes start from their previous values, ``M
-        udot = F(q, u, t, f)`` is solved, ``f`` is updated as ``f + w (f_new
-        - f)`` (``w = friction_relaxation``) until the change is below
-        ``friction_tolerance`` (relative to ``max(1, |f|)``), the
+        evaluation the magnitudes start from their previous values,
+        :math:`M \dot{u} = F(q, u, t, f)` is solved, :math:`f` is updated as
+        :math:`f + w (f_{new} - f)` (:math:`w` = ``friction_relaxation``)
+        until the change is below ``friction_tolerance`` (relative to
+        :math:`\max(1, |f|)`), the
         relaxation of the course notes "Three-Dimensional Generalized
         Forces" [Notes3D]_.
     max_step : float, optional
@@ -553,13 +555,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         evaluates the whole right-hand side (Newton-Raphson on the
         dependent coordinates from the guess carried in the state, the
         dependent speeds, the numeric elimination of the dependent speeds
-        and ``M u' = F``); the kernels are compiled once per installation
-        (up to a minute, the first time) and then load from numba's disk
-        cache. Any difficulty (no convergence, a nearly singular matrix)
-        is handed to the diagnosing NumPy path, which recovers or reports
-        it. ``'numpy'``: ``lambdify``-generated NumPy functions and
-        NumPy's linear algebra. Both give the same results to the
-        integrator's tolerance. ``'numba'`` is an alias of
+        and :math:`M \dot{u} = F`); the kernels are compiled once per
+        installation (up to a minute, the first time) and then load from
+        numba's disk cache. Any difficulty (no convergence, a nearly
+        singular matrix) is handed to the diagnosing NumPy path, which
+        recovers or reports it. ``'numpy'``: ``lambdify``-generated NumPy
+        functions and NumPy's linear algebra. Both give the same results to
+        the integrator's tolerance. ``'numba'`` is an alias of
         ``'compiled'``. ``result.timings`` says where the time went.
     constraint_options : dict, optional
         Keyword options of the :class:`HolonomicConstraintSolver`
@@ -572,11 +574,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         reaching zero while the contact point approaches the plane), the
         speeds jump by the impulse, consistently with the velocity
         constraints, and the integration restarts. A contact closer than
-        ``max(10 atol, 1e-12)`` at an impact and approaching is struck at
-        the same instant (see :class:`~sympy_loads.Impact` for how
-        simultaneous contacts are resolved). Needs a forward
-        ``t_span`` and a ``solve_ivp`` method (not ``'odeint'``). See
-        ``result.impacts`` and the tutorial "Rigid impacts".
+        :math:`\max(10\, \mathrm{atol}, 10^{-12})` at an impact and
+        approaching is struck at the same instant (see
+        :class:`~sympy_loads.Impact` for how simultaneous contacts are
+        resolved). Needs a forward ``t_span`` and a ``solve_ivp`` method
+        (not ``'odeint'``). See ``result.impacts`` and the tutorial "Rigid
+        impacts".
 
     Returns
     =======
