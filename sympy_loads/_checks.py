@@ -222,7 +222,9 @@ def _check_impacts(impacts, kane, method, t0, t1):
         if not isinstance(item, Impact):
             raise TypeError(f'impacts[{i}] must be an Impact, not '
                             f'{type(item).__name__} {item!r}.')
-        if item.frame != frame:
+        # by name: a model and its impacts unpickled apart (in a worker of
+        # simulate_many) hold equal copies of the frame, not the same one
+        if item.frame != frame and item.frame.name != frame.name:
             raise ValueError(
                 f'impacts[{i}]: its frame {item.frame} is not the '
                 f"model's inertial frame {frame}; velocities must be taken "

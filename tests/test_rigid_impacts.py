@@ -419,6 +419,7 @@ def test_simulate_checks_impacts():
         simulate(kane, (0, 1), {y: -0.01, v: 0.0}, constants,
                  impacts=[impact])
     A = impact.frame.orientnew('A', 'Axis', (0.1, impact.frame.z))
+    assert A.name != impact.frame.name
     impact.point.set_vel(A, v * impact.frame.y)
     impact.plane_point.set_vel(A, 0)
     other = Impact(impact.point, impact.plane_point, A.y, A, restitution=1)
@@ -451,3 +452,22 @@ def test_impact_starting_in_contact_and_approaching():
                    impacts=[impact])
     assert res.impacts[0].time == 0.0
     assert res.impacts[0].normal_speed_after == pytest.approx(1.0)
+
+
+def test_impacts_in_a_parameter_study_on_a_process_pool():
+    """The model and the impacts reach the workers pickled apart."""
+    import concurrent.futures
+    from sympy_loads import simulate_many
+    kane, impact, (y, v), constants = ball(0.8)
+    cases = [{y: h} for h in (1.0, 2.0, 3.0)]
+    serial = simulate_many(kane, (0, 1.0), {y: 1.0, v: 0.0}, constants,
+                           cases, impacts=[impact])
+    with concurrent.futures.ProcessPoolExecutor(2) as pool:
+        parallel = simulate_many(kane, (0, 1.0), {y: 1.0, v: 0.0},
+                                 constants, cases, executor=pool,
+                                 impacts=[impact])
+    for h, a, b in zip((1.0, 2.0, 3.0), serial, parallel):
+        assert a.success and b.success, (a.message, b.message)
+        assert a.impacts[0].time == pytest.approx(math.sqrt(2 * h / G),
+                                                  rel=1e-12)
+        assert b.impacts == a.impacts
