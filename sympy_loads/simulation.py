@@ -731,7 +731,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         if problem.deferred is None:
             raise
         raise problem.deferred from error
-    if not solution.success and problem.deferred is not None:
+    if (not solution.success and problem.deferred is not None
+            and getattr(solution, 'error', None) is None):
         error = problem.deferred
         error.args = (f'{error.args[0]} ({method} could not continue: '
                       f'{solution.message})',)
