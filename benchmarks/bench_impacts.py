@@ -26,7 +26,6 @@ import math
 import time
 
 import numpy as np
-import sympy as sm
 import sympy.physics.mechanics as me
 
 from sympy_loads import (HuntCrossleyContact, Impact,

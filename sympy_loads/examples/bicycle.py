@@ -49,8 +49,7 @@ import types
 import numpy as np
 
 from sympy_loads import HolonomicConstraintSolver, simulate
-from sympy_loads.examples._report import (parser, print_table, save_figure,
-                                          one_line)
+from sympy_loads.examples._report import one_line, parser, save_figure
 from sympy_loads.examples._whipple import (MEIJAARD_EIGENVALUES_5MS,
                                            bicycle_initial_conditions,
                                            whipple_bicycle)
