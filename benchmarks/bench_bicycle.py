@@ -42,18 +42,10 @@ from scipy.optimize import fsolve
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import models  # noqa: E402
+from _timing import best_of  # noqa: E402
 from sympy_loads import HolonomicConstraintSolver, simulate  # noqa: E402
 
 TOL = 1e-12
-
-
-def best_of(function, repeat):
-    best, value = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def main(argv=None):

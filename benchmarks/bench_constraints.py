@@ -31,6 +31,8 @@ from scipy.optimize import fsolve
 
 from sympy_loads import HolonomicConstraintSolver
 
+from _timing import best_of
+
 TOL = 1e-12
 GOAL_SINGLE, GOAL_BATCH = 20.0, 100.0
 
@@ -52,16 +54,6 @@ def slider_crank():
             r*sm.sin(theta) - l*sm.sin(phi)]
     guess = np.array([0.7, 0.2, 3.5])
     return 'slider-crank', loop, [theta, phi, x], [phi, x], guess, 0.2
-
-
-def best_time(function, repeat):
-    """Best wall time of ``repeat`` calls and the last value."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        times.append(time.perf_counter() - start)
-    return min(times), value
 
 
 def verdict(ratio, goal):
@@ -111,10 +103,10 @@ def main(argv=None):
         for backend, solver in solvers.items():
             repeat = args.repeat if backend == 'auto' else max(
                 args.repeat // 10, 10)
-            single[backend], solved = best_time(
+            single[backend], solved = best_of(
                 lambda: solver.solve_positions(guess), repeat)
             assert np.allclose(solved, reference, atol=1e-9), backend
-        t_fsolve, _ = best_time(lambda: fsolve_one(guess), args.repeat)
+        t_fsolve, _ = best_of(lambda: fsolve_one(guess), args.repeat)
 
         batch = np.tile(reference, (args.batch, 1))
         batch[:, ind_index] += rng.uniform(-spread, spread,
@@ -122,7 +114,7 @@ def main(argv=None):
         batch[:, dep_index] += rng.uniform(-spread, spread,
                                            (args.batch, len(dep_index)))
         loop_rows = min(args.batch, 2000)
-        t_loop, fsolved = best_time(
+        t_loop, fsolved = best_of(
             lambda: np.array([fsolve_one(row) for row in batch[:loop_rows]]),
             3)
         t_loop *= args.batch / loop_rows
@@ -131,7 +123,7 @@ def main(argv=None):
             start = time.perf_counter()
             solver.solve_positions(batch[:2])
             first_batch[backend] = time.perf_counter() - start
-            many[backend], solved = best_time(
+            many[backend], solved = best_of(
                 lambda: solver.solve_positions(batch), 3)
             assert np.abs(solver.residual(solved)).max() <= TOL, backend
             close = np.abs(fsolved - solved[:loop_rows]).max(axis=1) < 1e-8

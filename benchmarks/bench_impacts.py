@@ -23,7 +23,6 @@ compliant one. Nothing here asserts a timing.
 
 import argparse
 import math
-import time
 
 import numpy as np
 import sympy.physics.mechanics as me
@@ -31,6 +30,8 @@ import sympy.physics.mechanics as me
 from sympy_loads import (HuntCrossleyContact, Impact,
                          damping_from_restitution, effective_restitution,
                          hysteresis_factor, simulate)
+
+from _timing import best_of
 
 G, H, E, MODEL = 9.81, 1.0, 0.8, 'hu-guo'
 
@@ -51,15 +52,6 @@ def ball(contact_stiffness=None):
     kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
     kane.kanes_equations([me.Particle('ball', P, 1)], loads)
     return kane, (y, v), (P, O, N)
-
-
-def best_of(function, repeat):
-    best, value = math.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
 
 
 def main(argv=None):

@@ -42,20 +42,7 @@ import numpy as np
 from sympy_loads import simulate_many
 from sympy_loads.examples import four_bar
 
-
-def best_of(function, repeat):
-    best, value = np.inf, None
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        best = min(best, time.perf_counter() - start)
-    return best, value
-
-
-def timed(function):
-    start = time.perf_counter()
-    value = function()
-    return time.perf_counter() - start, value
+from _timing import best_of, timed
 
 
 def max_difference(results, reference):

@@ -56,27 +56,12 @@ from scipy.optimize import fsolve
 
 from sympy_loads import simulate
 from sympy_loads.examples import four_bar
+from _timing import best_of, timed
 
 RTOL, ATOL = 1e-8, 1e-10
 GOAL = ("goal: ours (defaults, warm) faster than both PyDy (Cython) and the "
         "textbook fsolve approach, same integrator and tolerances, with a "
         "constraint residual <= 1e-9")
-
-
-def best_time(function, repeat):
-    """Best wall time of ``repeat`` calls and the last value."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        value = function()
-        times.append(time.perf_counter() - start)
-    return min(times), value
-
-
-def timed(function):
-    start = time.perf_counter()
-    value = function()
-    return time.perf_counter() - start, value
 
 
 def main(argv=None):
@@ -105,12 +90,12 @@ def main(argv=None):
 
     t_cold, res_cold = timed(ours)
     cold_timings = dict(res_cold.timings)
-    t_ours, res = best_time(ours, repeat)
+    t_ours, res = best_of(ours, repeat)
     # (b) ours, NumPy back end (its first call generates the NumPy code)
     _, res_numpy_cold = timed(lambda: ours(backend='numpy'))
-    t_numpy, res_numpy = best_time(lambda: ours(backend='numpy'), repeat)
+    t_numpy, res_numpy = best_of(lambda: ours(backend='numpy'), repeat)
     ours(method='odeint')
-    t_ours_odeint, res_odeint = best_time(lambda: ours(method='odeint'),
+    t_ours_odeint, res_odeint = best_of(lambda: ours(method='odeint'),
                                           repeat)
 
     q_syms, u_syms = list(kane.q), list(kane.u)
@@ -185,7 +170,7 @@ def main(argv=None):
         return solve_ivp(textbook_rhs, span, y0_textbook, method='DOP853',
                          t_eval=t_eval, rtol=RTOL, atol=ATOL)
 
-    t_textbook, sol_c = best_time(textbook, repeat)
+    t_textbook, sol_c = best_of(textbook, repeat)
     residual_c = max_closure(full_state(y)[0] for y in sol_c.y.T)
 
     # (e) plain solve_ivp on the unconstrained full ODE
@@ -204,7 +189,7 @@ def main(argv=None):
         return solve_ivp(plain_rhs, span, y0, method='DOP853', t_eval=t_eval,
                          rtol=RTOL, atol=ATOL)
 
-    t_plain, sol_e = best_time(plain, repeat)
+    t_plain, sol_e = best_of(plain, repeat)
     drift_e = max_closure(sol_e.y[:nq].T)
 
     # (d) PyDy
@@ -343,7 +328,7 @@ def run_pydy(kane, constants, y0, t_eval, span, repeat, max_closure,
                              method='DOP853', t_eval=t_eval, rtol=RTOL,
                              atol=ATOL)
 
-        wall, sol = best_time(pydy_ivp, repeat)
+        wall, sol = best_of(pydy_ivp, repeat)
         rows = [(f'(d) PyDy System ({generator})', setup, wall,
                  max_closure(sol.y[:nq].T), sol.nfev)]
         final = max_closure([sol.y[:nq, -1]])
@@ -366,7 +351,7 @@ def run_pydy(kane, constants, y0, t_eval, span, repeat, max_closure,
             return system_default.integrate(rtol=RTOL, atol=ATOL,
                                             full_output=True)
 
-        wall_default, (x, info) = best_time(pydy_integrate, repeat)
+        wall_default, (x, info) = best_of(pydy_integrate, repeat)
         rows.append((f'PyDy System.integrate() ({generator})',
                      setup_default, wall_default, max_closure(x[:, :nq]),
                      int(info['nfe'][-1])))
