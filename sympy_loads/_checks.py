@@ -6,7 +6,7 @@ import math
 import numpy as np
 import sympy as sm
 
-from ._utils import _as_float, _real_array
+from ._utils import _as_float, _kanes_parts, _real_array
 
 __all__ = []
 
@@ -208,7 +208,6 @@ def _check_impacts(impacts, kane, method, t0, t1):
     if impacts is None:
         return []
     from .impacts import Impact
-    from ._utils import _kanes_parts
     if isinstance(impacts, Impact):
         raise TypeError('impacts must be a sequence of Impact objects; put '
                         'a single one in a list.')

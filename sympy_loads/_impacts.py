@@ -103,7 +103,7 @@ class ImpactEngine:
         self.records = []
         self.largest = np.zeros(k)         # largest approach speed so far
         self.count = np.zeros(k, dtype=int)
-        self._memo = (None, None, None)
+        self._memo = (None, None)
         offset = 0 if nm.kinematics_is_identity else self.nq * self.nq
         self._mass = slice(offset + self.nq,
                            offset + self.nq + self.nu * self.nu)
@@ -140,9 +140,7 @@ class ImpactEngine:
     def values(self, t, q, u):
         """``(gap, vn, e, law, impulse)``: arrays over the impacts (the
         last two of shape (k, nu))."""
-        problem = self.problem
-        x = problem.input_vector(
-            t, q, u, problem.specified(t) + list(problem.friction_values))
+        x = self.problem.input_vector(t, q, u)
         row = np.concatenate([x, self.extra, np.zeros(self.nu)])
         out = np.asarray(self.function(row[None, :]), dtype=float)[0]
         k, nu = len(self.impacts), self.nu
@@ -155,7 +153,7 @@ class ImpactEngine:
         key = (float(t), np.asarray(y, dtype=float).tobytes())
         if self._memo[0] != key:
             q, u = self.state(t, y)
-            self._memo = (key, self.values(t, q, u), None)
+            self._memo = (key, self.values(t, q, u))
         return self._memo[1]
 
     def events(self):
@@ -192,9 +190,8 @@ class ImpactEngine:
         a negative, pulling impulse); ``vn``, ``e``, ``law`` and
         ``impulse`` are those of :meth:`values` for the same ``indices``.
         """
-        problem, nm = self.problem, self.problem.nm
-        x = problem.input_vector(
-            t, q, u, problem.specified(t) + list(problem.friction_values))
+        nm = self.problem.nm
+        x = self.problem.input_vector(t, q, u)
         name = self.impacts[indices[0]].name
         try:
             mass = np.asarray(nm.functions['eom'](x), dtype=float)[

@@ -116,7 +116,12 @@ class Problem:
         jac = nm.functions['hol'](x)[nh:].reshape(nh, nqd)
         return float(np.sign(np.linalg.det(jac)))
 
-    def input_vector(self, t, q, u, s):
+    def input_vector(self, t, q, u, s=None):
+        """The generated functions' input at ``(t, q, u)``; ``s`` (the
+        specified inputs and friction magnitudes) defaults to the inputs
+        at ``t`` and the current friction magnitudes."""
+        if s is None:
+            s = self.specified(t) + list(self.friction_values)
         x = self.x.copy()
         x[0] = t
         x[self.slices[0]] = q
@@ -136,8 +141,7 @@ class Problem:
             self.fast_rhs()(t, y)
         self.samples(np.array([t]), np.asarray(y, dtype=float)[:, None])
         q, u = self.full_state(t, y)
-        self._compiled_derivatives(self.input_vector(
-            t, q, u, self.specified(t) + list(self.friction_values)))
+        self._compiled_derivatives(self.input_vector(t, q, u))
         self.kernel_seconds += time.perf_counter() - start
 
     def fast_rhs(self):
