@@ -15,6 +15,7 @@ evaluated.
 """
 
 import time
+import weakref
 
 import numpy as np
 import sympy as sm
@@ -46,7 +47,10 @@ class NumericModel:
 
     def __init__(self, kane, friction_symbols=(), backend='compiled'):
         start = time.perf_counter()
-        self.kane = kane
+        # weakly: the caches of simulate() are keyed weakly by the
+        # KanesMethod, and a strong reference from their values would keep
+        # every model (and its machine code) alive for the whole session
+        self._kane = weakref.ref(kane)
         self.q = list(kane.q)
         self.u = list(kane.u)
         parts = _kanes_parts(kane)
@@ -226,11 +230,18 @@ class NumericModel:
         state = self.__dict__.copy()
         state.pop('_outputs_of', None)
         state.pop('fn', None)
+        state['_kane'] = self.kane
         return state
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._kane = weakref.ref(state['_kane'])
         self.fn = self._addresses()
+
+    @property
+    def kane(self):
+        """The ``KanesMethod`` (``None`` once it no longer exists)."""
+        return self._kane()
 
     def inputs(self):
         """The symbols of the input vector ``x``."""

@@ -54,6 +54,7 @@ import os
 import pickle
 import threading
 import time
+import weakref
 
 import numpy as np
 import sympy as sm
@@ -129,6 +130,40 @@ def _prepared_state(kane, constants):
         if all(constants.get(s, v) == v for s, v in values.items()):
             solvers[key] = solver
     return models, dict(list(solvers.items())[-4:])
+
+
+# kane -> (weak reference to the model, the numeric models and solvers
+# pickled, the pickle, its token): a study that follows another on the same
+# prepared model sends the same bytes without pickling the SymPy model again
+_PAYLOADS = weakref.WeakKeyDictionary()
+
+
+def _model_payload(model, kane, models, solvers):
+    """The pickled ``(model, kane, models, solvers)`` and its token,
+    reused while ``model`` and the numeric models and solvers cached for
+    ``kane`` are the same objects (a new model, code generated for new
+    constants or a new solver makes a new pickle)."""
+    parts = (list(models.items()), list(solvers.items()))
+    entry = _PAYLOADS.get(kane)
+    if (entry is not None and entry[0]() is model
+            and _same_items(entry[1], parts)):
+        return entry[2], entry[3]
+    data = _dumps((model, kane, models, solvers), 'the model')
+    token = hashlib.sha256(data).hexdigest()
+    try:
+        reference = weakref.ref(model)
+    except TypeError:      # pragma: no cover - a model without weak refs
+        return data, token
+    _PAYLOADS[kane] = (reference, parts, data, token)
+    return data, token
+
+
+def _same_items(old, new):
+    """True when two ``(models, solvers)`` item lists hold the same keys
+    and the very same objects."""
+    return all(len(a) == len(b) and all(
+        ka == kb and va is vb for (ka, va), (kb, vb) in zip(a, b))
+        for a, b in zip(old, new))
 
 
 def _install_prepared_state(kane, models, solvers):
@@ -629,10 +664,9 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
                   bar):
     n = len(values)
     models, solvers = _prepared_state(kane, job['constants'])
-    model_data = _dumps((model, kane, models, solvers), 'the model')
+    model_data, model_token = _model_payload(model, kane, models, solvers)
     job_data = _dumps(job, 'the options',
                       by_value=_from_script(job['options']))
-    model_token = hashlib.sha256(model_data).hexdigest()
     job_token = hashlib.sha256(job_data).hexdigest()
     size = chunksize or _default_chunksize(n, executor)
     futures = {}

@@ -340,6 +340,46 @@ def test_solvers_sent_with_the_model_are_reused(study):
     assert len(_SOLVERS[kane]) >= len(solvers)
 
 
+def test_a_second_study_sends_the_same_pickled_model(study, thread_pool):
+    """The prepared model is pickled once and reused by later studies
+    until its numeric models or solvers change."""
+    kane = study.model.kane
+    args = (kane, T_SPAN, study.initial, study.constants, study.cases[:2])
+    simulate_many(*args, executor=thread_pool, **study.options)
+    first = parameter_study._PAYLOADS[kane]
+    simulate_many(*args, executor=thread_pool, **study.options)
+    assert parameter_study._PAYLOADS[kane][2] is first[2]
+    # a new numeric model (another back end) makes a new pickle
+    simulate_many(*args, executor=thread_pool, backend='numpy',
+                  **study.options)
+    second = parameter_study._PAYLOADS[kane]
+    assert second[3] != first[3]
+    assert pickle.loads(second[2])[2].keys() > pickle.loads(
+        first[2])[2].keys()
+
+
+def test_caches_do_not_keep_a_model_alive():
+    """simulate()'s caches and the study's pickle cache hold the
+    KanesMethod weakly: once the user drops it, it is freed."""
+    import gc
+    import weakref
+
+    def run():
+        model = four_bar.build_model()
+        initial = four_bar.initial_conditions(model)
+        constants = four_bar.constants_of(model)
+        simulate(model.kane, (0.0, 0.01), initial, constants)
+        with cf.ThreadPoolExecutor(1) as pool:
+            simulate_many(model.kane, (0.0, 0.01), initial, constants,
+                          [{model.symbols['k']: 5.0}], executor=pool)
+        assert model.kane in _CACHE and model.kane in parameter_study._PAYLOADS
+        return weakref.ref(model.kane)
+
+    reference = run()
+    gc.collect()
+    assert reference() is None
+
+
 def test_generated_function_on_another_processor_is_compiled_again(
         monkeypatch):
     if not codegen.symengine_available() or codegen.host_fingerprint() is \
