@@ -1,0 +1,535 @@
+r"""Joint reaction forces: the implementation of
+:func:`~sympy_loads.joint_reactions` and :class:`~sympy_loads.JointReaction`
+with their private helpers (joint kinds, model parts, the joint frame, the
+child and parent sides of a joint and the side a load acts on).
+
+Private module: the public names are documented in, and imported from,
+:mod:`sympy_loads.joint_friction` (or the package ``sympy_loads``).
+"""
+
+from collections import deque
+
+import sympy as sm
+from sympy.physics.mechanics import (CylindricalJoint, Force, KanesMethod,
+                                     PinJoint, PrismaticJoint, ReferenceFrame,
+                                     RigidBody,
+                                     SphericalJoint, Torque, dynamicsymbols)
+from sympy.physics.mechanics.body_base import BodyBase
+from sympy.physics.mechanics.system import System
+from sympy.physics.vector import Vector
+from sympy.physics.mechanics import find_dynamicsymbols
+
+from ._utils import _as_loads, _check_type, _kanes_parts
+
+__all__ = ['joint_reactions', 'JointReaction']
+
+_JOINT_TYPES = (PinJoint, PrismaticJoint, CylindricalJoint, SphericalJoint)
+
+# Which reaction components an ideal joint transmits, in the joint frame
+# (z along the joint axis): (force x, y, z), (torque x, y, z).
+_CONSTRAINED = {
+    PinJoint: ((1, 1, 1), (1, 1, 0)),
+    PrismaticJoint: ((1, 1, 0), (1, 1, 1)),
+    CylindricalJoint: ((1, 1, 0), (1, 1, 0)),
+    SphericalJoint: ((1, 1, 1), (0, 0, 0)),
+}
+
+
+def _joint_kind(joint):
+    for kind in _JOINT_TYPES:
+        if type(joint) is kind or isinstance(joint, kind):
+            return kind
+    raise TypeError(
+        f'joint must be a PinJoint, PrismaticJoint, CylindricalJoint or '
+        f'SphericalJoint, not {type(joint).__name__} {joint!r}.')
+
+
+def _dependent_speeds(model):
+    """Dependent speeds of a ``System`` or ``KanesMethod``."""
+    if isinstance(model, System):
+        return list(model.u_dep)
+    return _kanes_parts(model).u_dep
+
+
+def _model_parts(model, frame=None):
+    """Return ``(frame, bodies, loads, joints, q, u, qdot_map)`` of a
+    ``System`` or ``KanesMethod``."""
+    if isinstance(model, System):
+        loads = list(model.loads)
+        for actuator in model.actuators:
+            loads.extend(actuator.to_loads())
+        q, u = list(model.q), list(model.u)
+        kdes = sm.Matrix(model.kdes)
+        qdots = [qi.diff(dynamicsymbols._t) for qi in q]
+        if len(kdes):
+            A, b = sm.linear_eq_to_matrix(kdes, qdots)
+            qdot_map = dict(zip(qdots, A.LUsolve(b)))
+        else:
+            qdot_map = {}
+        return (model.frame if frame is None else frame, list(model.bodies),
+                _as_loads(loads), list(model.joints), q, u, qdot_map)
+    if isinstance(model, KanesMethod):
+        loads = model.loads if model.loads is not None else []
+        return (_kanes_parts(model).frame if frame is None else frame,
+                list(model.bodies or []), _as_loads(list(loads)), [],
+                list(model.q), list(model.u), dict(model.kindiffdict()))
+    raise TypeError(
+        f'model must be a sympy.physics.mechanics System or KanesMethod, '
+        f'not {type(model).__name__}.')
+
+
+def _axis_basis(joint):
+    """Unit vectors ``(e_x, e_y, e_z)`` fixed in ``joint.child_interframe``
+    with ``e_z`` along the joint axis (the child interframe's own axes for a
+    spherical joint)."""
+    frame = joint.child_interframe
+    if isinstance(joint, SphericalJoint):
+        return frame.x, frame.y, frame.z
+    # The axis is stored in the parent interframe; the child interframe is
+    # rotated about (or translated along) it, so its components are the
+    # same in both.
+    a = joint.joint_axis.to_matrix(joint.parent_interframe)
+    a = (a / sm.sqrt(sum(c**2 for c in a))).applyfunc(sm.simplify)
+    nonzero = [i for i in range(3) if a[i] != 0]
+    if len(nonzero) == 1:
+        # Along a coordinate axis: cyclic permutation, right-handed.
+        i = nonzero[0]
+        s = sm.sign(a[i])
+        e = [sm.zeros(3, 1) for _ in range(3)]
+        e[0][(i + 1) % 3] = 1
+        e[1][(i + 2) % 3] = s
+        e[2][i] = s
+    else:
+        z = a
+        helper = sm.Matrix([1, 0, 0]) if a[0] == 0 else sm.Matrix([0, 0, 1])
+        if a[0] != 0 and a[1] == 0 and a[2] == 0:
+            helper = sm.Matrix([0, 1, 0])
+        x = z.cross(helper)
+        x = x / sm.sqrt(sum(c**2 for c in x))
+        y = z.cross(x)
+        e = [x.applyfunc(sm.simplify), y.applyfunc(sm.simplify), z]
+    return tuple(sum((c * v for c, v in zip(col, frame)), Vector(0))
+                 for col in e)
+
+
+def _joint_graph_side(joint, joints):
+    """Bodies reachable from ``joint.child`` through ``joints`` other than
+    ``joint``; ``None`` if ``joint.parent`` is reachable (closed loop)."""
+    side = {joint.child}
+    queue = deque([joint.child])
+    others = [j for j in joints if j is not joint]
+    while queue:
+        body = queue.popleft()
+        for j in others:
+            for a, b in ((j.parent, j.child), (j.child, j.parent)):
+                if a is body and b not in side:
+                    if b is joint.parent:
+                        return None
+                    side.add(b)
+                    queue.append(b)
+    return side
+
+
+def _kinematic_side(joint, bodies, frame):
+    """Bodies whose velocity in ``frame`` depends on the joint's speeds: in a
+    tree built with SymPy joints these are the child and its descendants."""
+    speeds = set(joint.speeds)
+    side = {joint.child}
+    for body in bodies:
+        exprs = [body.masscenter.vel(frame)]
+        if isinstance(body, RigidBody):
+            exprs.append(body.frame.ang_vel_in(frame))
+        for vec in exprs:
+            if vec != 0 and any(
+                    speeds & set(find_dynamicsymbols(c))
+                    for c in vec.to_matrix(frame)):
+                side.add(body)
+                break
+    return side
+
+
+def _fixed_in(point_or_frame, body):
+    """True if the point/frame is fixed in ``body`` (position from the mass
+    center, or angular velocity, constant in the body frame)."""
+    try:
+        if isinstance(point_or_frame, ReferenceFrame):
+            if not isinstance(body, RigidBody):
+                return False
+            w = point_or_frame.ang_vel_in(body.frame)
+            return all(sm.simplify(c) == 0 for c in w.to_matrix(body.frame))
+        r = point_or_frame.pos_from(body.masscenter)
+    except ValueError:
+        return False
+    if not isinstance(body, RigidBody):
+        return r == 0
+    rdot = r.dt(body.frame)
+    return rdot == 0 or all(sm.simplify(c) == 0
+                            for c in rdot.to_matrix(body.frame))
+
+
+def _load_side(load, child_side, parent_side, joints):
+    """Return True if ``load`` acts on the child side, False if on the parent
+    side; raise ValueError if that cannot be decided."""
+    where = load.location
+    for body in child_side | parent_side:
+        if where is body.masscenter or (isinstance(body, RigidBody)
+                                        and where is body.frame):
+            return body in child_side
+    for j in joints:
+        if where is j.child_point or where is j.child_interframe:
+            return j.child in child_side
+        if where is j.parent_point or where is j.parent_interframe:
+            return j.parent in child_side
+    on_child = any(_fixed_in(where, b) for b in child_side)
+    on_parent = any(_fixed_in(where, b) for b in parent_side)
+    if on_child != on_parent:
+        return on_child
+    raise ValueError(
+        f'Cannot tell on which side of the joint the load {load} acts '
+        f'(its point or frame is fixed in '
+        f'{"bodies on both sides" if on_child else "no body"}); pass the '
+        f'loads acting on the child side as child_loads.')
+
+
+class JointReaction:
+    r"""Reaction force and torque transmitted by a joint, as returned by
+    :func:`joint_reactions`.
+
+    Explanation
+    ===========
+
+    ``force`` is the force the parent exerts on the child, applied at
+    ``joint.child_point``; ``torque`` is the torque of the couple that
+    accompanies it (the moment about ``joint.child_point``). The parent takes
+    ``-force`` and ``-torque``. Both are also given as components in the
+    joint frame, whose unit vectors ``axes``
+    :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` are fixed in
+    ``joint.child_interframe`` with :math:`\hat{e}_z` along the joint axis:
+
+    .. math::
+
+       \bar{R} = \sum_{k = x, y, z} R_k \hat{e}_k, \qquad
+       \bar{T} = \sum_{k = x, y, z} T_k \hat{e}_k
+
+    with :math:`R_k` the ``force_components`` and :math:`T_k` the
+    ``torque_components``: :math:`\bar{R}` (``force``) and :math:`\bar{T}`
+    (``torque``) act from the parent on the child, :math:`-\bar{R}` and
+    :math:`-\bar{T}` from the child on the parent.
+
+    Components the joint leaves free (the axial force of a prismatic joint,
+    the axial torque of a pin joint, ...) are zero: an ideal joint does not
+    transmit them.
+
+    Instances are made by :func:`joint_reactions`, which computes the
+    components.
+
+    Examples
+    ========
+
+    A block on a horizontal slider under gravity: the slider pushes it up
+    with :math:`m g` (along the joint frame's first axis, ``block.y``
+    here), and transmits nothing along the slider axis:
+
+    >>> import sympy as sm
+    >>> from sympy.physics.mechanics import PrismaticJoint, RigidBody, System
+    >>> from sympy_loads import joint_reactions
+    >>> m, g = sm.symbols('m g', positive=True)
+    >>> ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+    >>> slider = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+    >>> system = System.from_newtonian(ground)
+    >>> system.add_bodies(block); system.add_joints(slider)
+    >>> system.apply_uniform_gravity(-g * ground.y)
+    >>> reaction = joint_reactions(slider, system)
+    >>> reaction
+    JointReaction(PrismaticJoint: s  parent: ground  child: block, force_components=[g*m, 0, 0], torque_components=[0, 0, 0])
+    >>> reaction.axes
+    (block_frame.y, block_frame.z, block_frame.x)
+    >>> reaction.force
+    g*m*block_frame.y
+
+    Parameters
+    ==========
+
+    joint : Joint
+        The joint that transmits the reaction.
+    axes : tuple of three Vectors
+        Unit vectors of the joint frame, :math:`\hat{e}_z` along the joint
+        axis.
+    force_components, torque_components : 3x1 Matrix
+        The reaction force and torque on the child along ``axes``.
+
+    References
+    ==========
+
+    .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+       Applications, McGraw-Hill, 1985, section 4.5 (bringing noncontributing
+       forces into evidence).
+    """
+
+    def __init__(self, joint, axes, force_components, torque_components):
+        self._joint = joint
+        self._axes = tuple(axes)
+        self._force_components = sm.ImmutableMatrix(force_components)
+        self._torque_components = sm.ImmutableMatrix(torque_components)
+
+    @property
+    def joint(self):
+        """The joint."""
+        return self._joint
+
+    @property
+    def axes(self):
+        r"""Unit vectors :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` of the
+        joint frame, fixed in the child interframe, :math:`\hat{e}_z` along
+        the joint axis."""
+        return self._axes
+
+    @property
+    def force_components(self):
+        """3x1 Matrix: the reaction force on the child along ``axes``."""
+        return self._force_components
+
+    @property
+    def torque_components(self):
+        """3x1 Matrix: the reaction torque on the child along ``axes``."""
+        return self._torque_components
+
+    @property
+    def force(self):
+        """The reaction force on the child (Vector), at the child point."""
+        return sum((c * e for c, e in zip(self._force_components,
+                                          self._axes)), Vector(0))
+
+    @property
+    def torque(self):
+        """The reaction torque on the child (Vector)."""
+        return sum((c * e for c, e in zip(self._torque_components,
+                                          self._axes)), Vector(0))
+
+    def to_loads(self):
+        """Return the reaction as loads on the child (``Force`` at
+        ``joint.child_point``, ``Torque`` on the child frame) and the equal
+        and opposite loads on the parent.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy.physics.mechanics import (PrismaticJoint, RigidBody,
+        ...                                      System)
+        >>> from sympy_loads import joint_reactions
+        >>> m, g = sm.symbols('m g', positive=True)
+        >>> ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+        >>> slider = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+        >>> system = System.from_newtonian(ground)
+        >>> system.add_bodies(block); system.add_joints(slider)
+        >>> system.apply_uniform_gravity(-g * ground.y)
+        >>> joint_reactions(slider, system).to_loads()[:2]
+        [Force(point=block_masscenter, force=g*m*block_frame.y), Force(point=ground_masscenter, force=- g*m*block_frame.y)]
+        """
+        j = self._joint
+        force, torque = self.force, self.torque
+        return [Force(j.child_point, force), Force(j.parent_point, -force),
+                Torque(j.child.frame, torque), Torque(j.parent.frame, -torque)]
+
+    def __repr__(self):
+        return (f'{type(self).__name__}({self._joint}, force_components='
+                f'{list(self._force_components)}, torque_components='
+                f'{list(self._torque_components)})')
+
+
+def joint_reactions(joint, model, *, frame=None, child_bodies=None,
+                    child_loads=None):
+    r"""Return the force and torque a joint transmits, symbolically.
+
+    Explanation
+    ===========
+
+    Kane's method leaves the joint reactions out of the equations of motion.
+    They are brought into evidence with auxiliary generalized speeds
+    [Kane1985]_: the child side of the joint is given six fictitious speeds,
+    a translation :math:`v \hat{e}_k` and a rotation :math:`w \hat{e}_k`
+    about ``joint.child_point``, that the joint forbids. The partial
+    velocities of every point of the child side for these speeds are
+    :math:`\hat{e}_k` and :math:`\hat{e}_k \times \bar{r}`, so the
+    auxiliary Kane's equations
+    :math:`F_{aux} + F^*_{aux} + \hat{e}_k \cdot (\text{reaction}) = 0`
+    read (the speeds are then set to zero)
+
+    .. math::
+
+       \bar{R} &= \sum_{\text{child side}} m \bar{a}^G
+                  - \sum \bar{F}_{applied} \\
+       \bar{T}_P &= \sum_{\text{child side}} \left(\bar{r}^{G/P} \times
+                    m \bar{a}^G + \breve{I} \cdot \bar{\alpha}
+                    + \bar{\omega} \times \breve{I} \cdot \bar{\omega}
+                    \right)
+                    - \sum \left(\bar{r}^{Q/P} \times \bar{F}_{applied}
+                    + \bar{T}_{applied}\right)
+
+    i.e. Newton-Euler for the child side, with P = ``joint.child_point``,
+    G the mass center, :math:`\breve{I}` the central inertia dyadic,
+    :math:`\bar{\omega}` and :math:`\bar{\alpha}` the angular velocity and
+    acceleration of each body, and Q the point of each applied force.
+    This is what ``KanesMethod(..., u_auxiliary=...)`` computes once the
+    auxiliary speeds have been added to the velocities by hand; here they are
+    formed directly so the user's model is left untouched. Accelerations are
+    written with the speeds' derivatives :math:`\dot{u}` and :math:`\dot{q}`
+    is replaced by the kinematic differential equations, so the result is a
+    function of :math:`q, u, \dot{u}, t`, the constants and the applied
+    loads. Evaluate it along a solution (:math:`\dot{u}` from the equations
+    of motion) to get the reaction.
+
+    The child side is found from ``model.joints`` when ``model`` is a
+    ``System`` (the joint must cut the system in two: no closed loop through
+    it); otherwise it is the set of bodies whose velocity depends on the
+    joint's speeds (the child and its descendants in a tree of SymPy joints).
+    Loads are assigned to a side by their point or frame.
+
+    Closed kinematic loops and other constraints are outside this method:
+    their constraint forces are not loads of the model, so a reaction is
+    only computed when they do not act on the child side (a ``ValueError``
+    asks for ``child_bodies`` when the model has dependent speeds).
+
+    Examples
+    ========
+
+    A pendulum of mass :math:`m` on a pin; the rod tension is
+    :math:`m (g \cos\theta + L \dot{\theta}^2)` [Notes3D]_:
+
+    >>> import sympy as sm
+    >>> from sympy.physics.mechanics import (PinJoint, RigidBody, System,
+    ...     inertia)
+    >>> from sympy_loads import joint_reactions
+    >>> m, g, L = sm.symbols('m g L', positive=True)
+    >>> ceiling = RigidBody('ceiling')
+    >>> bob = RigidBody('bob', mass=m)
+    >>> bob.central_inertia = inertia(bob.frame, 0, 0, 0)  # a point mass
+    >>> pin = PinJoint('pin', ceiling, bob, child_point=L * bob.frame.x,
+    ...                joint_axis=ceiling.z)
+    >>> system = System.from_newtonian(ceiling)
+    >>> system.add_bodies(bob); system.add_joints(pin)
+    >>> system.apply_uniform_gravity(-g * ceiling.y)
+    >>> reaction = joint_reactions(pin, system)
+    >>> reaction.axes
+    (bob_frame.x, bob_frame.y, bob_frame.z)
+    >>> reaction.force_components
+    Matrix([
+    [             L*m*u_pin(t)**2 + g*m*sin(q_pin(t))],
+    [-L*m*Derivative(u_pin(t), t) + g*m*cos(q_pin(t))],
+    [                                               0]])
+    >>> reaction.torque_components.T
+    Matrix([[0, 0, 0]])
+
+    ``bob.x`` points from the bob to the pin
+    (``child_point=L * bob.frame.x``), so with
+    :math:`\theta = q_{pin} - \pi/2` from the downward vertical the first
+    component is the tension :math:`m (g \cos\theta + L \dot{\theta}^2)`.
+    The second is zero along the motion
+    (:math:`\dot{u} = g \cos(q)/L` for a point mass).
+
+    Parameters
+    ==========
+
+    joint : PinJoint, PrismaticJoint, CylindricalJoint or SphericalJoint
+    model : System or KanesMethod
+        The model the joint belongs to: its bodies, loads (and actuators),
+        and kinematic differential equations are used.
+    frame : ReferenceFrame, optional
+        Inertial frame; defaults to the model's.
+    child_bodies : iterable of bodies, optional
+        The bodies on the child side, overriding the automatic choice.
+    child_loads : iterable of loads, optional
+        The applied loads acting on the child side, overriding the automatic
+        assignment (needed when a load's point is fixed in no body or in
+        bodies on both sides).
+
+    Returns
+    =======
+
+    JointReaction
+
+    Raises
+    ======
+
+    TypeError
+        If ``joint`` or ``model`` has the wrong type.
+    ValueError
+        If the joint closes a kinematic loop of ``model.joints`` or the
+        model has dependent speeds, and ``child_bodies`` is not given; or if
+        a load cannot be assigned to a side.
+
+    References
+    ==========
+
+    .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+       Applications, McGraw-Hill, 1985, sec. 5.9.
+    .. [Notes3D] "Three-Dimensional Generalized Forces", course notes:
+       joint friction is computed from the constraint (reaction) forces.
+    """
+    kind = _joint_kind(joint)
+    N, bodies, loads, joints, q, u, qdot_map = _model_parts(model, frame)
+    if child_bodies is None and _dependent_speeds(model):
+        raise ValueError(
+            f'The model has dependent speeds {_dependent_speeds(model)} '
+            f'(constraints, e.g. a closed loop): the constraint forces they '
+            f'imply are not loads of the model, so the reaction of {joint} '
+            f'is only defined if none acts on its child side; pass '
+            f'child_bodies to state which bodies that is.')
+    if child_bodies is not None:
+        child_side = set(child_bodies)
+        for b in child_side:
+            _check_type('child_bodies', b, BodyBase, 'Particle or RigidBody')
+    elif joint in joints:
+        child_side = _joint_graph_side(joint, joints)
+        if child_side is None:
+            raise ValueError(
+                f'{joint} closes a kinematic loop of the system, so its '
+                f'child side is not defined by the joints; pass '
+                f'child_bodies.')
+    else:
+        child_side = _kinematic_side(joint, bodies, N)
+    child_side &= set(bodies) | {joint.child}
+    parent_side = (set(bodies) | {joint.parent}) - child_side
+    all_joints = list(joints) + ([joint] if joint not in joints else [])
+    if child_loads is not None:
+        applied = _as_loads(child_loads, 'child_loads')
+    else:
+        applied = [ld for ld in loads
+                   if _load_side(ld, child_side, parent_side, all_joints)]
+
+    P = joint.child_point
+    R = Vector(0)
+    T = Vector(0)
+    for body in child_side:
+        G = body.masscenter
+        ma = body.mass * G.acc(N)
+        r = G.pos_from(P)
+        R += ma
+        T += r.cross(ma)
+        if isinstance(body, RigidBody):
+            w = body.frame.ang_vel_in(N)
+            alpha = body.frame.ang_acc_in(N)
+            I = body.central_inertia
+            T += I.dot(alpha) + w.cross(I.dot(w))
+    for load in applied:
+        if isinstance(load, Force):
+            R -= load.force
+            T -= load.point.pos_from(P).cross(load.force)
+        else:
+            T -= load.torque
+    axes = _axis_basis(joint)
+    ci = joint.child_interframe
+    Rm, Tm = R.to_matrix(ci), T.to_matrix(ci)
+    cf, ct = _CONSTRAINED[kind]
+    comps = []
+    for vec, mask in ((Rm, cf), (Tm, ct)):
+        col = []
+        for e, keep in zip(axes, mask):
+            if keep:
+                c = (e.to_matrix(ci).T * vec)[0]
+                col.append(c.xreplace(qdot_map))
+            else:
+                col.append(sm.S.Zero)
+        comps.append(col)
+    return JointReaction(joint, axes, comps[0], comps[1])
