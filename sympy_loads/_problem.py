@@ -75,19 +75,26 @@ class Problem:
         self.tolerant = False
         self.deferred = None
         self._failure_times = []
-        self._opts = np.array([solver.tolerance, solver.step_tolerance,
-                               solver.max_iterations, 0.0] if solver else
-                              [1e-12, 1e-10, 50, 0.0], dtype=float)
+        opts = ([solver.tolerance, solver.step_tolerance,
+                 solver.max_iterations, 0.0] if solver else
+                [1e-12, 1e-10, 50, 0.0])
         if self.compiled:
             start = time.perf_counter()
             from ._numeric import rhs
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
-            self._info = np.zeros(4)
-            self._work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd)
-                                  + 2 * nh + 2 * nqd)
-            self._iwork = np.zeros(max(nqd, 1), dtype=np.int64)
+            # the kernels' arguments, also packed into two arrays for the
+            # integrator's calls (_opts, _info, ... are views into them)
+            self._ints, self._floats, views = rhs.packed_layout(
+                nm.dims, nm.idx, self.partitioned, nm.eom_size,
+                3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd,
+                max(nqd, 1))
+            self._opts, self._info = views['opts'], views['info']
+            self._work, self._iwork = views['work'], views['iwork']
+            self._opts[:] = opts
             self.kernel_seconds = time.perf_counter() - start
+        else:
+            self._opts = np.array(opts, dtype=float)
 
     # state layout: [q (all), u (all)] if not partitioned, else
     # [q (all; dependent entries only as Newton guesses), u_ind]
@@ -149,25 +156,21 @@ class Problem:
         evaluation, the diagnosing path where it reports a status."""
         if not self.compiled or self.n_friction:
             return self.rhs
-        nm, kernel, x = self.nm, self._rhs.rhs, self.x
-        fn, dims, idx, opts = nm.fn, nm.dims, nm.idx, self._opts
-        partitioned, eom_size = self.partitioned, nm.eom_size
-        info, work, iwork = self._info, self._work, self._iwork
-        size = self.state_size
+        kernel, x, fn = self._rhs.rhs_packed, self.x, self.nm.fn
+        ints, floats, size = self._ints, self._floats, self.state_size
         functions, s_slice, slow = self.spec_functions, self.slices[3], \
             self.rhs
+        empty = np.empty
 
         def rhs(t, y):
             if functions:
                 x[s_slice] = [f(t) for f in functions]
-            ydot = np.empty(size)
+            ydot = empty(size)
             try:
-                status = kernel(t, y, x, fn, dims, idx, opts, partitioned,
-                                eom_size, info, work, iwork, ydot)
+                status = kernel(t, y, x, fn, ints, floats, ydot)
             except TypeError:    # not a contiguous float array
                 status = kernel(float(t), np.ascontiguousarray(
-                    y, dtype=float), x, fn, dims, idx, opts, partitioned,
-                    eom_size, info, work, iwork, ydot)
+                    y, dtype=float), x, fn, ints, floats, ydot)
             if status:
                 return slow(t, y)
             return ydot

@@ -267,6 +267,32 @@ def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
 
 
 @jit
+def rhs_packed(t, y, x, fn, ints, floats, ydot):
+    """:func:`rhs` with its arguments packed into two arrays, for the
+    integrator's calls (numba's dispatcher costs time per argument, about
+    a fifth of an evaluation of a small model): ``ints = [dims (6), idx
+    (nqd + nu), partitioned, eom_size, iwork...]`` and ``floats = [opts
+    (4), info (4), work...]`` (see :func:`packed_layout`)."""
+    nqd, nu = ints[3], ints[1]
+    end = 6 + nqd + nu
+    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:4],
+               ints[end] != 0, ints[end + 1], floats[4:8], floats[8:],
+               ints[end + 2:], ydot)
+
+
+def packed_layout(dims, idx, partitioned, eom_size, work_size,
+                  iwork_size):
+    """``(ints, floats, views)`` for :func:`rhs_packed`; ``views`` holds
+    ``opts``, ``info``, ``work`` and ``iwork`` as views into them."""
+    head = np.concatenate([dims, idx, [int(partitioned), eom_size]])
+    ints = np.concatenate([head, np.zeros(iwork_size)]).astype(np.int64)
+    floats = np.zeros(8 + work_size)
+    views = {'opts': floats[:4], 'info': floats[4:8], 'work': floats[8:],
+             'iwork': ints[head.shape[0]:]}
+    return ints, floats, views
+
+
+@jit
 def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
     """Corrected ``[q, u, constraint residual, velocity residual]`` of
     every sample (rows of ``Y``; rows of ``X`` hold each sample's time,
