@@ -45,16 +45,11 @@ The cases share nothing, so as long as :math:`n T` is large against
 ``benchmarks/bench_parameter_study.py`` measures it.
 """
 
-import collections
 import concurrent.futures
 import hashlib
 import math
 import numbers
 import os
-import pickle
-import threading
-import time
-import weakref
 
 import numpy as np
 import sympy as sm
@@ -66,208 +61,11 @@ from .simulation import (SimulationError, SimulationResult,
                          _check_t_eval, _check_t_span, _kanes_method_of,
                          simulate)
 from . import simulation as _simulation
+from ._study_workers import (_case_arguments, _describe, _dumps,
+                             _from_script, _model_payload, _prepared_state,
+                             _run_chunk)
 
 __all__ = ['simulate_many', 'results_table']
-
-# A worker keeps this many prepared models (and option sets) per thread.
-_WORKER_CACHE_SIZE = 4
-# Constraint solvers a worker keeps per model beyond those it was sent
-# (simulate() builds one per set of values of the constraints' constants).
-_WORKER_SOLVERS = 8
-
-
-# ---------------------------------------------------------------------------
-# Serialization
-
-def _dumps(obj, what, by_value=False):
-    """``obj`` pickled for the workers: with :mod:`pickle` (fast), or with
-    cloudpickle when ``by_value`` or when :mod:`pickle` cannot (a lambda,
-    a function defined in a script: cloudpickle sends them by value)."""
-    if not by_value:
-        try:
-            return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception:
-            pass
-    try:
-        import cloudpickle
-    except ImportError:  # pragma: no cover - cloudpickle comes with Dask
-        cloudpickle = None
-    try:
-        if cloudpickle is None:
-            return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-        return cloudpickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
-    except Exception as error:
-        raise TypeError(
-            f'simulate_many: {what} cannot be sent to the executor\'s '
-            f'workers: pickling failed with {type(error).__name__}: '
-            f'{error}') from None
-
-
-def _from_script(options):
-    """True when an option holds a function or object defined in the
-    script being run (``__main__``), which a worker cannot import."""
-    stack = list(options.values())
-    while stack:
-        value = stack.pop()
-        if hasattr(value, 'items'):
-            stack.extend(value.values())
-        elif isinstance(value, (list, tuple)):
-            stack.extend(value)
-        elif (getattr(value, '__module__', None) == '__main__'
-              or type(value).__module__ == '__main__'):
-            return True
-    return False
-
-
-def _prepared_state(kane, constants):
-    """The numeric models and constraint solvers that :func:`simulate`
-    has cached for ``kane``, to be pickled with it: all numeric models, and
-    the solvers built for the values of ``constants`` (at most four)."""
-    models = dict(_simulation._CACHE.get(kane, {}))
-    solvers = {}
-    for key, solver in _simulation._SOLVERS.get(kane, {}).items():
-        values = getattr(solver, 'constants', {})
-        if all(constants.get(s, v) == v for s, v in values.items()):
-            solvers[key] = solver
-    return models, dict(list(solvers.items())[-4:])
-
-
-# kane -> (weak reference to the model, the numeric models and solvers
-# pickled, the pickle, its token): a study that follows another on the same
-# prepared model sends the same bytes without pickling the SymPy model again
-_PAYLOADS = weakref.WeakKeyDictionary()
-
-
-def _model_payload(model, kane, models, solvers):
-    """The pickled ``(model, kane, models, solvers)`` and its token,
-    reused while ``model`` and the numeric models and solvers cached for
-    ``kane`` are the same objects (a new model, code generated for new
-    constants or a new solver makes a new pickle)."""
-    parts = (list(models.items()), list(solvers.items()))
-    entry = _PAYLOADS.get(kane)
-    if (entry is not None and entry[0]() is model
-            and _same_items(entry[1], parts)):
-        return entry[2], entry[3]
-    data = _dumps((model, kane, models, solvers), 'the model')
-    token = hashlib.sha256(data).hexdigest()
-    try:
-        reference = weakref.ref(model)
-    except TypeError:      # pragma: no cover - a model without weak refs
-        return data, token
-    _PAYLOADS[kane] = (reference, parts, data, token)
-    return data, token
-
-
-def _same_items(old, new):
-    """True when two ``(models, solvers)`` item lists hold the same keys
-    and the very same objects."""
-    return all(len(a) == len(b) and all(
-        ka == kb and va is vb for (ka, va), (kb, vb) in zip(a, b))
-        for a, b in zip(old, new))
-
-
-def _install_prepared_state(kane, models, solvers):
-    """Put an unpickled model's numeric models and solvers into the caches
-    of :func:`simulate`, which then reuses them."""
-    _simulation._CACHE.setdefault(kane, {}).update(models)
-    _simulation._SOLVERS.setdefault(kane, {}).update(solvers)
-
-
-# ---------------------------------------------------------------------------
-# The worker side
-
-_LOCAL = threading.local()
-
-
-def _worker_cache():
-    cache = getattr(_LOCAL, 'cache', None)
-    if cache is None:
-        cache = _LOCAL.cache = collections.OrderedDict()
-    return cache
-
-
-def _cached_load(token, data):
-    """``pickle.loads(data)``, once per thread for a given ``token``;
-    returns ``(object, loaded_now)``."""
-    cache = _worker_cache()
-    if token in cache:
-        cache.move_to_end(token)
-        return cache[token], False
-    value = pickle.loads(data)
-    cache[token] = value
-    while len(cache) > 2 * _WORKER_CACHE_SIZE:
-        cache.popitem(last=False)
-    return value, True
-
-
-def _run_chunk(model_token, model_data, job_token, job_data, chunk):
-    """Run a chunk of cases where this is called (a worker, or a thread).
-
-    ``model_data`` is the pickled ``(model, kane, numeric models, solvers)``
-    and ``job_data`` the pickled common arguments; both are unpickled once
-    per worker thread. ``chunk`` is ``(indices, values, given)``: the case
-    numbers, their values (one column per varied symbol) and which values
-    each case gives. Returns ``(records, info)``: one plain record per case
-    and ``{'pid', 'loaded', 'load_seconds'}``."""
-    start = time.perf_counter()
-    prepared, loaded = _cached_load(model_token, model_data)
-    model, kane, models, solvers = prepared
-    if loaded:
-        _install_prepared_state(kane, models, solvers)
-    job, _ = _cached_load(job_token, job_data)
-    load_seconds = time.perf_counter() - start
-    indices, values, given = chunk
-    records = []
-    for row, index in enumerate(indices):
-        initial, constants = _case_arguments(job, values[row], given[row])
-        records.append((int(index), _run_case(
-            model, job['t_span'], initial, constants, job['options'])))
-        _prune_solvers(kane, solvers)
-    info = {'pid': os.getpid(), 'loaded': loaded,
-            'load_seconds': load_seconds}
-    return records, info
-
-
-def _prune_solvers(kane, kept):
-    """Bound the constraint solvers a long-running worker accumulates when
-    the cases vary the constants of the constraints."""
-    per_model = _simulation._SOLVERS.get(kane)
-    if per_model is None or len(per_model) <= len(kept) + _WORKER_SOLVERS:
-        return
-    extra = [key for key in per_model if key not in kept]
-    for key in extra[:len(extra) - _WORKER_SOLVERS]:
-        del per_model[key]
-
-
-def _case_arguments(job, values, given):
-    initial = dict(job['initial_conditions'])
-    constants = dict(job['constants'])
-    for key, is_state, value, present in zip(job['keys'], job['is_state'],
-                                             values, given):
-        if present:
-            (initial if is_state else constants)[key] = float(value)
-    return initial, constants
-
-
-def _run_case(model, t_span, initial, constants, options):
-    """One case: a plain record of the result, or of the failure."""
-    try:
-        result = simulate(model, t_span, initial, constants, **options)
-    except Exception as error:   # one failing case loses nothing else
-        return {'error': _describe(error)}
-    return _record(result)
-
-
-def _describe(error):
-    return f'{type(error).__name__}: {error}'
-
-
-def _record(result):
-    """The fields of a :class:`SimulationResult` as plain values (the
-    coordinates and speeds are restored from the model here)."""
-    return {name: getattr(result, name)
-            for name in result.__dataclass_fields__
-            if name not in ('coordinates', 'speeds')}
 
 
 # ---------------------------------------------------------------------------

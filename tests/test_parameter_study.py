@@ -14,7 +14,7 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import (HolonomicConstraintSolver, SimulationResult,
                          results_table, simulate, simulate_many)
-from sympy_loads import parameter_study
+from sympy_loads import _study_workers, parameter_study
 from sympy_loads._numeric import codegen
 from sympy_loads.examples import four_bar
 from sympy_loads.simulation import _CACHE, _SOLVERS
@@ -346,13 +346,13 @@ def test_a_second_study_sends_the_same_pickled_model(study, thread_pool):
     kane = study.model.kane
     args = (kane, T_SPAN, study.initial, study.constants, study.cases[:2])
     simulate_many(*args, executor=thread_pool, **study.options)
-    first = parameter_study._PAYLOADS[kane]
+    first = _study_workers._PAYLOADS[kane]
     simulate_many(*args, executor=thread_pool, **study.options)
-    assert parameter_study._PAYLOADS[kane][2] is first[2]
+    assert _study_workers._PAYLOADS[kane][2] is first[2]
     # a new numeric model (another back end) makes a new pickle
     simulate_many(*args, executor=thread_pool, backend='numpy',
                   **study.options)
-    second = parameter_study._PAYLOADS[kane]
+    second = _study_workers._PAYLOADS[kane]
     assert second[3] != first[3]
     assert pickle.loads(second[2])[2].keys() > pickle.loads(
         first[2])[2].keys()
@@ -372,7 +372,7 @@ def test_caches_do_not_keep_a_model_alive():
         with cf.ThreadPoolExecutor(1) as pool:
             simulate_many(model.kane, (0.0, 0.01), initial, constants,
                           [{model.symbols['k']: 5.0}], executor=pool)
-        assert model.kane in _CACHE and model.kane in parameter_study._PAYLOADS
+        assert model.kane in _CACHE and model.kane in _study_workers._PAYLOADS
         return weakref.ref(model.kane)
 
     reference = run()
