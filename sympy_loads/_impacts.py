@@ -61,7 +61,7 @@ def impact_outputs(nm, impacts):
 def _impact_outputs(nm, impacts):
     import sympy as sm
     from sympy.physics.mechanics import find_dynamicsymbols
-    kinematics = nm.kane.kindiffdict()
+    kinematics = nm.kindiff
     known = set(nm.q) | set(nm.u) | set(nm.specified) | set(nm.friction)
     outputs = {}
     for i, impact in enumerate(impacts):

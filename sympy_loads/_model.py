@@ -14,6 +14,7 @@ the dependent speeds happens numerically, so no symbolic inverse is
 evaluated.
 """
 
+import pickle
 import time
 import weakref
 
@@ -51,6 +52,7 @@ class NumericModel:
         # KanesMethod, and a strong reference from their values would keep
         # every model (and its machine code) alive for the whole session
         self._kane = weakref.ref(kane)
+        self.kindiff = kane.kindiffdict()
         self.q = list(kane.q)
         self.u = list(kane.u)
         parts = _kanes_parts(kane)
@@ -67,7 +69,7 @@ class NumericModel:
         self.has_config_constraints = len(f_h) > 0
         self.has_velocity_constraints = len(u_dep) > 0
         self.friction = list(friction_symbols)
-        qdot_map = kane.kindiffdict()
+        qdot_map = self.kindiff
         k_nh = sm.Matrix(parts.k_nh).xreplace(qdot_map)
         f_nh = sm.Matrix(parts.f_nh).xreplace(qdot_map)
         m_kin = sm.Matrix(kane.mass_matrix_kin)
@@ -168,7 +170,7 @@ class NumericModel:
             mass = _flat(mass)
             # g = (K u + k)' with u' = 0: the acceleration constraints
             # are K u' + g = 0
-            qdot_map = self.kane.kindiffdict()
+            qdot_map = self.kindiff
             qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
             qs = conv(sm.Matrix([plain[s] for s in self.q]))
             us = conv(sm.Matrix([plain[s] for s in self.u]))
@@ -231,6 +233,10 @@ class NumericModel:
         state.pop('_outputs_of', None)
         state.pop('fn', None)
         state['_kane'] = self.kane
+        if state['_kane'] is None:
+            raise pickle.PicklingError(
+                'a NumericModel whose KanesMethod no longer exists cannot be '
+                'pickled; pickle it together with its KanesMethod.')
         return state
 
     def __setstate__(self, state):
@@ -240,7 +246,8 @@ class NumericModel:
 
     @property
     def kane(self):
-        """The ``KanesMethod`` (``None`` once it no longer exists)."""
+        """The ``KanesMethod`` (held weakly: ``None`` once it no longer
+        exists; :func:`simulate` always passes a live one)."""
         return self._kane()
 
     def inputs(self):
@@ -269,7 +276,7 @@ class NumericModel:
         key = tuple((name, expr) for name, expr in outputs.items())
         if key in self._outputs:
             return self._outputs[key]
-        kindiff = self.kane.kindiffdict()
+        kindiff = self.kindiff
         udot = [s.diff(_TIME) for s in self.u]
         udot_symbols = [sm.Symbol(f'_ud{i}') for i in range(len(self.u))]
         allowed = (set(self.q) | set(self.u) | set(self.specified)

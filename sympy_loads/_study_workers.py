@@ -71,9 +71,10 @@ def _prepared_state(kane, constants):
     """The numeric models and constraint solvers that :func:`simulate`
     has cached for ``kane``, to be pickled with it: all numeric models, and
     the solvers built for the values of ``constants`` (at most four)."""
-    models = dict(_simulation._CACHE.get(kane, {}))
+    # snapshots: another thread's simulate() may add to the caches
+    models = dict(list(_simulation._CACHE.get(kane, {}).items()))
     solvers = {}
-    for key, solver in _simulation._SOLVERS.get(kane, {}).items():
+    for key, solver in list(_simulation._SOLVERS.get(kane, {}).items()):
         values = getattr(solver, 'constants', {})
         if all(constants.get(s, v) == v for s, v in values.items()):
             solvers[key] = solver
@@ -89,9 +90,12 @@ _PAYLOADS = weakref.WeakKeyDictionary()
 def _model_payload(model, kane, models, solvers):
     """The pickled ``(model, kane, models, solvers)`` and its token,
     reused while ``model`` and the numeric models and solvers cached for
-    ``kane`` are the same objects (a new model, code generated for new
-    constants or a new solver makes a new pickle)."""
-    parts = (list(models.items()), list(solvers.items()))
+    ``kane`` are the same objects and no numeric model has generated more
+    output functions since (a new model, code generated for new constants
+    or new outputs, or a new solver makes a new pickle)."""
+    parts = ([(key, nm, len(getattr(nm, '_outputs', ())))
+              for key, nm in models.items()],
+             [(key, solver, 0) for key, solver in solvers.items()])
     entry = _PAYLOADS.get(kane)
     if (entry is not None and entry[0]() is model
             and _same_items(entry[1], parts)):
@@ -107,10 +111,12 @@ def _model_payload(model, kane, models, solvers):
 
 
 def _same_items(old, new):
-    """True when two ``(models, solvers)`` item lists hold the same keys
-    and the very same objects."""
+    """True when two ``(models, solvers)`` lists of ``(key, object,
+    number of output functions)`` hold the same keys, the very same
+    objects and the same numbers."""
     return all(len(a) == len(b) and all(
-        ka == kb and va is vb for (ka, va), (kb, vb) in zip(a, b))
+        ka == kb and va is vb and na == nb
+        for (ka, va, na), (kb, vb, nb) in zip(a, b))
         for a, b in zip(old, new))
 
 

@@ -19,9 +19,11 @@ argument, so that argument errors are raised before any work is sent).
 Then the cases are cut into chunks of consecutive cases, and each chunk is
 sent with
 
-* the *prepared* model, pickled once per study: the ``KanesMethod`` (or
-  ``System``) with its numeric model and constraint solver, whose generated
-  functions pickle as their expressions plus the LLVM machine code
+* the *prepared* model, pickled once (later studies of the same model
+  reuse the pickle while no new code has been generated for it): the
+  ``KanesMethod`` (or ``System``) with its numeric model and constraint
+  solver, whose generated functions pickle as their expressions plus the
+  LLVM machine code
   (a worker on the same kind of processor loads that code as it is and
   gives bit-identical results; any other compiles the expressions again,
   in milliseconds to a second, and agrees to rounding);

@@ -390,7 +390,7 @@ _SOLVERS = weakref.WeakKeyDictionary()
 _SOLVED = weakref.WeakSet()
 
 
-def _constraint_solver(nm, constants_mapping, options):
+def _constraint_solver(kane, nm, constants_mapping, options):
     """Return the :class:`HolonomicConstraintSolver` of the model, cached
     per model, values of the constants in its constraints and options (its
     numeric code, compiled by numba when available, is generated once)."""
@@ -398,10 +398,10 @@ def _constraint_solver(nm, constants_mapping, options):
     used = sorted(nm.f_h.free_symbols - {_TIME}, key=_symbol_key)
     values = {s: constants_mapping[s] for s in used}
     key = (tuple(values.items()), tuple(sorted(options.items())))
-    per_model = _SOLVERS.setdefault(nm.kane, {})
+    per_model = _SOLVERS.setdefault(kane, {})
     if key not in per_model:
         per_model[key] = HolonomicConstraintSolver.from_kanes_method(
-            nm.kane, values, **options)
+            kane, values, **options)
     return per_model[key]
 
 
@@ -672,7 +672,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
 
     solver = None
     if nm.has_config_constraints:
-        solver = _constraint_solver(nm, constants_map,
+        solver = _constraint_solver(kane, nm, constants_map,
                                     dict(constraint_options or {}))
     friction_functions = [item.prepare(model, all_constants)
                           for item in friction_items]

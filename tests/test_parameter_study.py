@@ -356,6 +356,14 @@ def test_a_second_study_sends_the_same_pickled_model(study, thread_pool):
     assert second[3] != first[3]
     assert pickle.loads(second[2])[2].keys() > pickle.loads(
         first[2])[2].keys()
+    # new outputs generate code in the numeric model: a new pickle too
+    options = dict(study.options, outputs={'twice': 2 * study.model.energy})
+    simulate_many(*args, executor=thread_pool, backend='numpy', **options)
+    third = _study_workers._PAYLOADS[kane]
+    assert third[3] != second[3]
+    sent = pickle.loads(third[2])[2]
+    assert any(len(nm._outputs) > len(old._outputs) for nm, old in zip(
+        sent.values(), pickle.loads(second[2])[2].values()))
 
 
 def test_caches_do_not_keep_a_model_alive():
@@ -378,6 +386,22 @@ def test_caches_do_not_keep_a_model_alive():
     reference = run()
     gc.collect()
     assert reference() is None
+
+
+def test_a_numeric_model_without_its_kanes_method_does_not_pickle():
+    """A NumericModel holds its KanesMethod weakly; pickled alone after
+    the KanesMethod is gone, it says so instead of writing a broken
+    copy."""
+    import gc
+    model = four_bar.build_model()
+    simulate(model.kane, (0.0, 0.01), four_bar.initial_conditions(model),
+             four_bar.constants_of(model))
+    numeric_models = list(_CACHE[model.kane].values())
+    del model
+    gc.collect()
+    assert numeric_models[0].kane is None
+    with pytest.raises(pickle.PicklingError, match='together with its'):
+        pickle.dumps(numeric_models[0])
 
 
 def test_generated_function_on_another_processor_is_compiled_again(
