@@ -71,7 +71,9 @@ def main(argv=None):
                        atol=ATOL, **options)
         return time.perf_counter() - start, res
 
-    process_first, _ = ours(first_model.kane)
+    process_first, first_res = ours(first_model.kane)
+    if not first_res.success:
+        raise SystemExit(f'the first model failed: {first_res.message}')
     cold_ours, res = ours()
     first_timings = getattr(res, 'timings', None)
     warm_ours, res = min((ours() for _ in range(args.repeat)),
@@ -115,7 +117,7 @@ def main(argv=None):
           f"{info['residual']:>12.1e}")
     print(f"ours: largest relative error of the speeds at 0.03 s against the "
           f"published ones: {err_u_ours:.1e}; success={res.success}")
-    for label, timings in (('first', first_timings),
+    for label, timings in (('first (new model)', first_timings),
                            ('warm', getattr(res, 'timings', None))):
         if timings:
             print(f'ours, where the {label} call went [s]: '
