@@ -79,6 +79,7 @@ class ConstraintEngine:
             self.rates_function = generate(inputs, rates, 'numpy', 'rates')
         self.backend = backend
         self._x = self.pack(np.zeros(n), 0.0)
+        self._coordinates = slice(1, 1 + n)     # q in the input vector
         self._kernels = None
         if backend == 'compiled':
             from . import newton
@@ -130,19 +131,19 @@ class ConstraintEngine:
 
     def newton(self, q, t):
         """``(q, status, iterations, residual, pivot_ratio)``."""
-        x = self._x
+        x, coordinates = self._x, self._coordinates
         x[0] = t
-        x[1:1 + self.n] = q
+        x[coordinates] = q
         if self._kernels is not None:
             status = self._kernels.newton_packed(self._fn, x, self._ints,
                                                  self._buf)
-            info = self._buf[4:7]
+            it, r, ratio = self._buf[4:7].tolist()   # Python numbers
         else:
             status, info = numpy_kernels.newton(
                 self.resjac, x, self.pos, self.nc, self.tol, self.step_tol,
                 self.maxit)
-        return (x[1:1 + self.n].copy(), int(status), int(info[0]),
-                float(info[1]), float(info[2]))
+            it, r, ratio = info.tolist()
+        return x[coordinates].copy(), int(status), int(it), r, ratio
 
     def newton_batch(self, Q, T):
         """``(q, status, iterations, residual, pivot_ratio)`` per row of
