@@ -162,19 +162,13 @@ def test_a_worker_loads_the_model_once(study, process_pool):
     assert len(finals) == 1
 
 
-def test_specified_input_defined_here_crosses_to_processes(process_pool):
+def test_specified_input_defined_here_crosses_to_processes(process_pool,
+                                                            line_particle):
     """A lambda in ``specified`` travels by cloudpickle."""
-    x, v = me.dynamicsymbols('x v')
     force = me.dynamicsymbols('F')
     m, k = sm.symbols('m k')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x*N.x)
-    P.set_vel(N, v*N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, m)],
-                         [(P, (force - k*x)*N.x)])
+    line = line_particle(m, lambda x, v: force - k*x)
+    kane, x, v = line.kane, line.x, line.v
     args = (kane, (0, 2), {x: 0.0, v: 0.0}, {m: 1.0})
     cases = [{k: value} for value in (1.0, 4.0, 9.0)]
     options = dict(specified={force: lambda t: np.sin(0.5*t)},
@@ -428,17 +422,12 @@ def test_generated_function_on_another_processor_is_compiled_again(
     assert other.data != function.data
 
 
-def test_results_table_spreads_a_column_output_and_names_initial_values():
+def test_results_table_spreads_a_column_output_and_names_initial_values(
+        line_particle):
     pytest.importorskip('pandas')
-    x, v = me.dynamicsymbols('x v')
     m, k = sm.symbols('m k')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x*N.x)
-    P.set_vel(N, v*N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, m)], [(P, -k*x*N.x)])
+    line = line_particle(m, lambda x, v: -k*x)
+    kane, x, v = line.kane, line.x, line.v
     cases = [{x: 0.1}, {x: 0.2, k: 9.0}]
     results = simulate_many(kane, (0, 1), {x: 0.0, v: 0.0},
                             {m: 1.0, k: 4.0}, cases,

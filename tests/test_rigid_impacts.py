@@ -129,19 +129,12 @@ def test_plastic_impact_on_a_pressing_contact_stops():
     assert len(info.value.result.impacts) == 1
 
 
-def test_plastic_impact_that_separates_continues():
+def test_plastic_impact_that_separates_continues(line_particle):
     """A mass on a spring (rest position x = 0.5) thrown against a wall at
     x = 0 with e = 0: it stops there and the spring pulls it away."""
-    x, v = me.dynamicsymbols('x v')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x)
-    P.set_vel(N, v * N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, 1)],
-                         [(P, -4 * (x - 0.5) * N.x)])
-    wall = Impact(P, O, N.x, N, restitution=0)
+    line = line_particle(1, lambda x, v: -4 * (x - 0.5))
+    kane, x, v, N = line.kane, line.x, line.v, line.N
+    wall = Impact(line.P, line.O, N.x, N, restitution=0)
     res = simulate(kane, (0, 3), {x: 0.2, v: -3.0}, {}, impacts=[wall],
                    t_eval=[3.0])
     assert res.success and len(res.impacts) == 1

@@ -327,22 +327,18 @@ class _AccelerationDependentFriction:
             [self.f0 + self.alpha*self.m*udot[0]])
 
 
-def _sliding_block():
-    x, v, f = me.dynamicsymbols('x v f')
+@pytest.fixture
+def sliding_block(line_particle):
+    f = me.dynamicsymbols('f')
     m = sm.Symbol('m')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x*N.x)
-    P.set_vel(N, v*N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, m)], [(P, -f*N.x)])
-    return kane, x, v, f, m
+    line = line_particle(m, lambda x, v: -f)
+    return line.kane, line.x, line.v, f, m
 
 
 @pytest.mark.parametrize('backend', BACKENDS)
-def test_joint_friction_fixed_point_gives_the_exact_deceleration(backend):
-    kane, x, v, f, m = _sliding_block()
+def test_joint_friction_fixed_point_gives_the_exact_deceleration(
+        backend, sliding_block):
+    kane, x, v, f, m = sliding_block
     friction = _AccelerationDependentFriction(f, f0=3.0, alpha=0.5, m=2.0)
     t = np.linspace(0, 1, 11)
     res = simulate(kane, (0, 1), {x: 0.0, v: 5.0}, {m: 2.0}, t_eval=t,
@@ -355,8 +351,8 @@ def test_joint_friction_fixed_point_gives_the_exact_deceleration(backend):
     assert friction.prepared_with[1] == {m: 2.0}
 
 
-def test_joint_friction_that_does_not_converge_is_an_error():
-    kane, x, v, f, m = _sliding_block()
+def test_joint_friction_that_does_not_converge_is_an_error(sliding_block):
+    kane, x, v, f, m = sliding_block
     # f -> 3 - 1.5 f oscillates with growing amplitude (factor -1.5)
     friction = _AccelerationDependentFriction(f, f0=3.0, alpha=1.5, m=2.0)
     with pytest.raises(SimulationError,
@@ -528,19 +524,13 @@ def test_odeint_method_gives_the_solve_ivp_trajectory(fourbar):
 
 
 @pytest.mark.filterwarnings('ignore:overflow:RuntimeWarning')
-def test_blow_up_stops_with_the_state_named():
+def test_blow_up_stops_with_the_state_named(line_particle):
     # x'' = x**2 with x(0) = 1, x'(0) = 2/sqrt(6): x = 6/(t - sqrt(6))**2
     # blows up at t = sqrt(6) < 3; odeint used to return the samples
     # reached with success=False, it now stops as every method does where
     # the equations of motion overflow, naming the time and the state
-    x, v = me.dynamicsymbols('x v')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x*N.x)
-    P.set_vel(N, v*N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, 1)], [(P, x**2*N.x)])
+    line = line_particle(1, lambda x, v: x**2)
+    kane, x, v = line.kane, line.x, line.v
     blow_up = np.sqrt(6.0)
     t = np.linspace(0, 3, 31)
     with pytest.raises(SimulationError, match='not finite') as info:

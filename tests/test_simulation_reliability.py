@@ -30,20 +30,12 @@ def slidercrank():
 
 
 @pytest.fixture(scope='module')
-def sqrt_spring():
+def sqrt_spring(line_particle):
     """A particle with the force -sqrt(x): not finite (NaN) for x < 0."""
-    x, v = me.dynamicsymbols('x v')
     F = me.dynamicsymbols('F')
     m = sm.Symbol('m', positive=True)
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x)
-    P.set_vel(N, v * N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, m)],
-                         [(P, (-sm.sqrt(x) + F) * N.x)])
-    return kane, x, v, F, m
+    line = line_particle(m, lambda x, v: -sm.sqrt(x) + F)
+    return line.kane, line.x, line.v, F, m
 
 
 # ---------------------------------------------------------------------------
@@ -215,17 +207,10 @@ def test_every_method_stops_at_the_toggle(fourbar, method, backend):
 # Arguments
 
 @pytest.fixture(scope='module')
-def spring():
-    x, v = me.dynamicsymbols('x v')
+def spring(line_particle):
     m, k = sm.symbols('m k', positive=True)
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x)
-    P.set_vel(N, v * N.x)
-    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-    kane.kanes_equations([me.Particle('p', P, m)], [(P, -k * x * N.x)])
-    return kane, {x: 0.1, v: 0.0}, {m: 1.0, k: 4.0}
+    line = line_particle(m, lambda x, v: -k * x)
+    return line.kane, {line.x: 0.1, line.v: 0.0}, {m: 1.0, k: 4.0}
 
 
 @pytest.mark.parametrize('max_step', [0, -1.0, 0.0])
