@@ -26,7 +26,8 @@ import weakref
 
 import numpy as np
 
-from ._problem import format_state, integrate
+from ._integrators import integrate
+from ._problem import format_state
 
 __all__ = []
 

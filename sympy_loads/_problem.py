@@ -14,19 +14,12 @@ The NumPy back end always takes that path.
 
 import math
 import time
-import types
-import warnings
 
 import numpy as np
-from scipy.integrate import ODEintWarning, odeint, solve_ivp
 
 from ._numeric import numpy_kernels
 
 __all__ = []
-
-# odeint's limit on internal steps per output interval (solve_ivp has none)
-_ODEINT_MAX_STEPS = 1_000_000
-
 
 def _simulation_error(message, **details):
     from .simulation import SimulationError
@@ -505,53 +498,6 @@ class Problem:
             K = vel[:m * self.nu].reshape(m, self.nu)
             velocity = float(np.max(np.abs(K @ u + vel[m * self.nu:])))
         return residual, velocity
-
-
-def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
-              jac=None, events=None):
-    """``solve_ivp``, or for ``method='odeint'`` SciPy's ``odeint`` (LSODA
-    with its stepping loop in Fortran), returning the fields of
-    ``solve_ivp``'s result that :func:`simulate` uses; ``jac`` is passed
-    to the implicit methods and ``events`` to ``solve_ivp`` (``odeint``
-    locates none)."""
-    if method != 'odeint':
-        options = {'jac': jac} if jac is not None and method in (
-            'Radau', 'BDF') else {}
-        return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
-                         rtol=rtol, atol=atol, max_step=max_step,
-                         events=events, **options)
-    if events is not None:
-        raise ValueError("method='odeint' cannot locate events; use "
-                         "method='LSODA' (the same integrator).")
-    t0, t1 = t_span
-    if t_eval is None:
-        # odeint returns only requested times; the integrator's own steps
-        # come from the same LSODA driven step by step by solve_ivp
-        return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
-                         atol=atol, max_step=max_step)
-    prepend = not (t_eval.size and t_eval[0] == t0)
-    times = np.concatenate([[t0], t_eval]) if prepend else t_eval
-    hmax = 0.0 if math.isinf(max_step) else float(max_step)
-    with warnings.catch_warnings():
-        warnings.simplefilter('ignore', ODEintWarning)
-        y, info = odeint(fun, y0, times, rtol=rtol, atol=atol, hmax=hmax,
-                         tfirst=True, full_output=True,
-                         mxstep=_ODEINT_MAX_STEPS)
-    success = info['message'] == 'Integration successful.'
-    reached = len(times)
-    if not success:
-        # rows after the failure are not solutions; tcur[k] is the time
-        # reached while computing row k + 1
-        direction = math.copysign(1.0, t1 - t0)
-        ok = (info['tcur'] - times[1:]) * direction >= 0
-        reached = 1 + int(np.argmin(ok)) if not ok.all() else len(times)
-    first = 1 if prepend else 0
-    return types.SimpleNamespace(
-        t=times[first:reached], y=y[first:reached].T, success=success,
-        status=0 if success else -1,
-        message=f"odeint (LSODA): {info['message']}",
-        nfev=int(info['nfe'][-1]) if len(info['nfe']) else 0,
-        njev=int(info['nje'][-1]) if len(info['nje']) else 0, nlu=0)
 
 
 def evaluate_outputs(problem, output_spec, times, q, u, extra_values):

@@ -71,7 +71,8 @@ from ._checks import (IMPLICIT_METHODS, _as_float, _check_impacts,
                       _check_t_eval, _check_t_span, _initial_state,
                       _pack_constants, _specified_functions)
 from ._impacts import ImpactEngine, impact_outputs, run
-from ._problem import Problem, evaluate_outputs, integrate
+from ._integrators import integrate
+from ._problem import Problem, evaluate_outputs
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -500,10 +501,20 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     method : str, optional
         One of ``'RK45'``, ``'RK23'``, ``'DOP853'`` (default), ``'Radau'``,
         ``'BDF'``, ``'LSODA'`` (SciPy's ``solve_ivp``) or ``'odeint'``
-        (SciPy's ``odeint``: LSODA with its stepping loop in Fortran, the
-        fastest here; same ``rtol``/``atol`` meaning; ``t_eval`` samples
-        are interpolated by LSODA; without ``t_eval`` the result has the
-        integrator's steps). DOP853 suits non-stiff mechanisms; stiff ones
+        (SciPy's ``odeint``: LSODA with its stepping loop in Fortran; same
+        ``rtol``/``atol`` meaning; ``t_eval`` samples are interpolated by
+        LSODA; without ``t_eval`` the result has the integrator's steps).
+        ``'DOP853'`` without ``t_eval`` or ``impacts`` runs SciPy's
+        compiled DOP853 (E. Hairer and G. Wanner's code, as
+        ``scipy.integrate.ode``), whose stepping loop costs a small model
+        half the time of ``solve_ivp``'s Python one; with ``t_eval`` or
+        ``impacts`` it runs ``solve_ivp``'s DOP853, whose dense output
+        gives the samples and locates the impacts. The two are the same
+        method with the same error control, but their step-size
+        heuristics differ slightly, so their results agree to the
+        tolerances, not to the last digit (and the compiled one may
+        stretch its last step by up to 1 % beyond ``max_step`` to end at
+        ``t_span[1]``). DOP853 suits non-stiff mechanisms; stiff ones
         (stiff springs and dampers, contact) run tens of times faster with
         ``'odeint'``, ``'LSODA'``, ``'BDF'`` or ``'Radau'`` (see
         ``benchmarks/bench_stiff.py``). The implicit methods (Radau, BDF)

@@ -1,0 +1,131 @@
+"""The integrators behind simulate(): SciPy's compiled DOP853 (the default
+method without ``t_eval`` or impacts) against ``solve_ivp``'s DOP853 and an
+analytic solution, and its failures: an error in the right-hand side is
+raised as it is (never a hang), a driver that gives up is reported with the
+time reached."""
+
+import time
+
+import numpy as np
+import pytest
+import sympy as sm
+from scipy.integrate import solve_ivp
+
+from sympy_loads import SimulationError, simulate
+from sympy_loads._integrators import integrate
+from sympy_loads.examples import four_bar
+
+INF = float('inf')
+
+
+def _oscillator(t, y):
+    return np.array([y[1], -y[0]])
+
+
+@pytest.mark.parametrize('t_span', [(0.0, 10.0), (2.0, -3.0)])
+def test_compiled_dop853_matches_the_analytic_solution(t_span):
+    """x'' = -x from x = 1, v = 0 at t0: x = cos(t - t0), its own steps,
+    forwards and backwards."""
+    sol = integrate(_oscillator, t_span, [1.0, 0.0], method='DOP853',
+                    t_eval=None, rtol=1e-12, atol=1e-12, max_step=INF)
+    assert sol.success and sol.status == 0
+    assert sol.t[0] == t_span[0] and sol.t[-1] == t_span[1]
+    assert np.all(np.diff(sol.t) * np.sign(t_span[1] - t_span[0]) > 0)
+    assert sol.y.shape == (2, len(sol.t))
+    tau = sol.t - t_span[0]
+    np.testing.assert_allclose(sol.y[0], np.cos(tau), atol=1e-10)
+    np.testing.assert_allclose(sol.y[1], -np.sin(tau), atol=1e-10)
+    # twelve evaluations per step, and at least one step per pi / 5
+    assert sol.nfev >= 12 * (len(sol.t) - 1)
+
+
+def test_compiled_dop853_respects_max_step():
+    free = integrate(_oscillator, (0, 10), [1.0, 0.0], method='DOP853',
+                     t_eval=None, rtol=1e-6, atol=1e-8, max_step=INF)
+    limited = integrate(_oscillator, (0, 10), [1.0, 0.0], method='DOP853',
+                        t_eval=None, rtol=1e-6, atol=1e-8, max_step=0.01)
+    assert np.diff(free.t).max() > 0.1
+    # E. Hairer's driver stretches the last step by up to 1 % to end at tf
+    assert np.diff(limited.t)[:-1].max() <= 0.01 * (1 + 1e-12)
+    assert np.diff(limited.t)[-1] <= 0.0101 * (1 + 1e-12)
+
+
+def test_an_error_in_the_right_hand_side_is_raised_unchanged():
+    """SciPy's compiled driver would replace the error by a ValueError of
+    its own, or with a step callback keep calling; the original error comes
+    out, and quickly."""
+    class Stop(Exception):
+        pass
+
+    calls = []
+
+    def fun(t, y):
+        calls.append(t)
+        if t > 0.5:
+            raise Stop(f'at {t}')
+        return -y
+
+    start = time.perf_counter()
+    with pytest.raises(Stop, match='at 0.5'):
+        integrate(fun, (0, 1), [1.0], method='DOP853', t_eval=None,
+                  rtol=1e-8, atol=1e-10, max_step=INF)
+    assert time.perf_counter() - start < 5
+    # the calls after the error return NaN without calling fun again
+    assert sum(t > 0.5 for t in calls) == 1
+
+
+def test_a_driver_that_gives_up_reports_the_time():
+    """A right-hand side that turns NaN at t = 0.5 (without raising): the
+    driver shrinks the step until it gives up there."""
+    def fun(t, y):
+        return np.full(1, np.nan) if t > 0.5 else -y
+
+    sol = integrate(fun, (0, 1), [1.0], method='DOP853', t_eval=None,
+                    rtol=1e-8, atol=1e-10, max_step=INF)
+    assert not sol.success and sol.status == -1
+    assert 'DOP853 (compiled) stopped at t = 0.5' in sol.message
+    assert 'step size became too small' in sol.message
+    assert sol.t[-1] == pytest.approx(0.5, abs=1e-6)
+    np.testing.assert_allclose(sol.y[0], np.exp(-sol.t), rtol=1e-7)
+
+
+def test_simulate_without_t_eval_agrees_with_solve_ivp_dop853():
+    """The four-bar (one degree of freedom, two holonomic constraints) over
+    1 s: the compiled DOP853's samples against solve_ivp's DOP853 asked for
+    the same times (its dense output), on both back ends."""
+    model = four_bar.build_model()
+    kane = model.kane
+    ic = four_bar.initial_conditions(model)
+    constants = four_bar.constants_of(model)
+    for backend in ('compiled', 'numpy'):
+        own = simulate(kane, (0, 1), ic, constants, rtol=1e-11, atol=1e-11,
+                       backend=backend)
+        dense = simulate(kane, (0, 1), ic, constants, rtol=1e-11,
+                         atol=1e-11, t_eval=own.t, backend=backend)
+        assert own.success and dense.success
+        np.testing.assert_allclose(own.q, dense.q, atol=1e-8)
+        np.testing.assert_allclose(own.u, dense.u, atol=1e-7)
+        assert own.constraint_residual.max() < 1e-10
+
+
+def test_a_pole_in_the_forces_without_t_eval(line_particle):
+    """The force -sqrt(x) is NaN for x < 0, reached at about t = 0.1: the
+    compiled DOP853 stops there with the equations named."""
+    m = sm.Symbol('m', positive=True)
+    line = line_particle(m, lambda x, v: -sm.sqrt(x))
+    for backend in ('compiled', 'numpy'):
+        with pytest.raises(SimulationError,
+                           match='equations of motion are not finite') as e:
+            simulate(line.kane, (0, 1), {line.x: 0.1, line.v: -1.0},
+                     {m: 1.0}, backend=backend)
+        assert 0.05 < e.value.time < 0.2
+
+
+def test_solve_ivp_dop853_reference():
+    """The reference of the tests above is SciPy's own: solve_ivp's DOP853
+    and the compiled one agree on the oscillator to the tolerance."""
+    compiled = integrate(_oscillator, (0, 10), [1.0, 0.0], method='DOP853',
+                         t_eval=None, rtol=1e-10, atol=1e-10, max_step=INF)
+    port = solve_ivp(_oscillator, (0, 10), [1.0, 0.0], method='DOP853',
+                     rtol=1e-10, atol=1e-10, dense_output=True)
+    np.testing.assert_allclose(compiled.y, port.sol(compiled.t), atol=1e-8)
