@@ -12,7 +12,9 @@ constraints with their lambdified Jacobian as ``fprime`` (the textbook /
 PyDy-example approach) at the same tolerance, ``xtol = 1e-12``; for the
 batch, an fsolve loop (timed on up to 2,000 rows and scaled). Times are the
 best of ``--repeat`` solves (single; a tenth of them for the slower NumPy
-back end) and of 3 runs (batch, fsolve loop). The solver's
+back end) and of 3 runs (batch, fsolve loop), taken in rounds that
+alternate between ours and fsolve, so that a machine whose speed drifts
+slows both alike (``_timing.interleaved_best``). The solver's
 build time and its first solve (loading the kernels from numba's cache, or
 compiling them on an installation's first use; see bench_first_use.py) are
 printed separately and are not in the per-solve times. Every solution is
@@ -31,7 +33,7 @@ from scipy.optimize import fsolve
 
 from sympy_loads import HolonomicConstraintSolver
 
-from _timing import best_of
+from _timing import interleaved_best
 
 TOL = 1e-12
 GOAL_SINGLE, GOAL_BATCH = 20.0, 100.0
@@ -99,14 +101,20 @@ def main(argv=None):
             return out
 
         reference = fsolve_one(guess)
+        rounds = 10
+        contenders = {
+            backend: (lambda solver=solver: solver.solve_positions(guess),
+                      max(args.repeat // rounds // (
+                          1 if backend == 'auto' else 10), 2))
+            for backend, solver in solvers.items()}
+        contenders['fsolve'] = (lambda: fsolve_one(guess),
+                                max(args.repeat // rounds, 2))
+        timings = interleaved_best(contenders, rounds)
         single = {}
-        for backend, solver in solvers.items():
-            repeat = args.repeat if backend == 'auto' else max(
-                args.repeat // 10, 10)
-            single[backend], solved = best_of(
-                lambda: solver.solve_positions(guess), repeat)
+        for backend in solvers:
+            single[backend], solved = timings[backend]
             assert np.allclose(solved, reference, atol=1e-9), backend
-        t_fsolve, _ = best_of(lambda: fsolve_one(guess), args.repeat)
+        t_fsolve = timings['fsolve'][0]
 
         batch = np.tile(reference, (args.batch, 1))
         batch[:, ind_index] += rng.uniform(-spread, spread,
@@ -114,17 +122,21 @@ def main(argv=None):
         batch[:, dep_index] += rng.uniform(-spread, spread,
                                            (args.batch, len(dep_index)))
         loop_rows = min(args.batch, 2000)
-        t_loop, fsolved = best_of(
-            lambda: np.array([fsolve_one(row) for row in batch[:loop_rows]]),
-            3)
-        t_loop *= args.batch / loop_rows
         many, first_batch, agree = {}, {}, {}
         for backend, solver in solvers.items():
             start = time.perf_counter()
             solver.solve_positions(batch[:2])
             first_batch[backend] = time.perf_counter() - start
-            many[backend], solved = best_of(
-                lambda: solver.solve_positions(batch), 3)
+        contenders = {
+            backend: (lambda solver=solver: solver.solve_positions(batch), 1)
+            for backend, solver in solvers.items()}
+        contenders['fsolve'] = (lambda: np.array(
+            [fsolve_one(row) for row in batch[:loop_rows]]), 1)
+        timings = interleaved_best(contenders, 3)
+        t_loop, fsolved = timings['fsolve']
+        t_loop *= args.batch / loop_rows
+        for backend, solver in solvers.items():
+            many[backend], solved = timings[backend]
             assert np.abs(solver.residual(solved)).max() <= TOL, backend
             close = np.abs(fsolved - solved[:loop_rows]).max(axis=1) < 1e-8
             agree[backend] = close.mean()

@@ -13,13 +13,10 @@ import numpy as np
 
 from ._numeric import (CONVERGED as _CONVERGED,
                        MAX_ITERATIONS as _MAX_ITERATIONS,
-                       NONFINITE as _NONFINITE, STALLED as _STALLED)
+                       NONFINITE as _NONFINITE, SINGULAR,
+                       STALLED as _STALLED)
 
 __all__ = []
-
-# Status of a position solve that converged to a singular Jacobian (after
-# the kernels' codes 0-4).
-SINGULAR = 5
 
 
 def constraint_error(message, **details):

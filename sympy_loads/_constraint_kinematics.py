@@ -19,15 +19,15 @@ import math
 
 import numpy as np
 
-from ._constraint_errors import (SINGULAR as _SINGULAR, constraint_error,
-                                 raise_position_failure, raise_singular)
-from ._numeric import BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED
+from ._constraint_errors import (constraint_error, raise_position_failure,
+                                 raise_singular)
+from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
+                       SINGULAR as _SINGULAR,
+                       SINGULAR_RATIO as _SINGULAR_RATIO)
 from ._utils import _real_array
 
 __all__ = []
 
-# A Jacobian whose smallest/largest pivot ratio is below this is singular.
-_SINGULAR_RATIO = 1e-7
 _FLOAT64 = np.dtype(np.float64)
 
 
@@ -248,20 +248,23 @@ class ConstraintKinematics:
                             f'{type(return_status).__name__} '
                             f'{return_status!r}.')
         raising = on_failure == 'raise'
-        if not (type(q) is np.ndarray and q.shape == self._single
-                and q.dtype is _FLOAT64 and q.flags.c_contiguous):
+        # a single float configuration goes straight to the kernels (which
+        # copy it, so its layout does not matter, and check it is finite)
+        single = (type(q) is np.ndarray and q.dtype is _FLOAT64
+                  and q.shape == self._single)
+        if not single:
             q = self._as_states('q', q, check_finite=False)
-        if q.ndim == 1:
-            t = self._as_times(t, None)
-            x, status, it, r, ratio = self._engine.newton(q, t)
-            if status == _BAD_INPUT and raising:   # the kernels check q
-                self._as_states('q', q)
-            if status == _CONVERGED and ratio < _SINGULAR_RATIO:
-                status = _SINGULAR
-            if status != _CONVERGED:
+            single = q.ndim == 1
+        if single:
+            if type(t) is not float or t - t != 0.0:    # not a finite float
+                t = self._as_times(t, None)
+            x, status = self._engine.newton(q, t)
+            if status:
                 if raising:
-                    raise_position_failure(self, x, t, status, it, r,
-                                           ratio)
+                    if status == _BAD_INPUT:     # the kernels check q
+                        self._as_states('q', q)
+                    raise_position_failure(self, x, t, status,
+                                           *self._engine.newton_info())
                 x[list(self._dep_index)] = np.nan
             return (x, status) if return_status else x
         q = self._as_states('q', q, check_finite=raising)

@@ -23,6 +23,9 @@ __all__ = []
 
 # Status codes of the Newton iteration, shared by both back ends.
 CONVERGED, MAX_ITERATIONS, STALLED, NONFINITE, BAD_INPUT = 0, 1, 2, 3, 4
+# ... and converged to a singular Jacobian (a toggle or locked
+# configuration): the smallest/largest pivot ratio is below SINGULAR_RATIO.
+SINGULAR, SINGULAR_RATIO = 5, 1e-7
 # Status codes of one right-hand-side evaluation (0 = success).
 OK, NEWTON_FAILED, VELOCITY_SINGULAR, MASS_SINGULAR = 0, 1, 2, 3
 # ... the dependent coordinates converged on another assembly branch (the

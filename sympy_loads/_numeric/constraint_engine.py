@@ -15,8 +15,8 @@ import warnings
 
 import numpy as np
 
+from . import CONVERGED, SINGULAR, SINGULAR_RATIO, numpy_kernels
 from .codegen import CodegenError, GeneratedFunction, generate
-from . import numpy_kernels
 
 __all__ = []
 
@@ -80,7 +80,7 @@ class ConstraintEngine:
         self.backend = backend
         self._x = self.pack(np.zeros(n), 0.0)
         self._coordinates = slice(1, 1 + n)     # q in the input vector
-        self._kernels = None
+        self._kernels = self._newton_packed = self._info = None
         if backend == 'compiled':
             from . import newton
             self._kernels = newton
@@ -130,20 +130,33 @@ class ConstraintEngine:
     # -- the solves -----------------------------------------------------------
 
     def newton(self, q, t):
-        """``(q, status, iterations, residual, pivot_ratio)``."""
+        """``(q, status)``: status ``SINGULAR`` for a converged solve with a
+        singular Jacobian; :meth:`newton_info` has the details."""
         x, coordinates = self._x, self._coordinates
         x[0] = t
         x[coordinates] = q
         if self._kernels is not None:
-            status = self._kernels.newton_packed(self._fn, x, self._ints,
-                                                 self._buf)
-            it, r, ratio = self._buf[4:7].tolist()   # Python numbers
+            kernel = self._newton_packed
+            if kernel is None:      # once per engine
+                from .jit import entry_point
+                kernel = self._newton_packed = entry_point(
+                    self._kernels.newton_packed, self._fn, x, self._ints,
+                    self._buf)
+            status = kernel(self._fn, x, self._ints, self._buf)
         else:
-            status, info = numpy_kernels.newton(
+            status, self._info = numpy_kernels.newton(
                 self.resjac, x, self.pos, self.nc, self.tol, self.step_tol,
                 self.maxit)
-            it, r, ratio = info.tolist()
-        return x[coordinates].copy(), int(status), int(it), r, ratio
+            if status == CONVERGED and self._info[2] < SINGULAR_RATIO:
+                status = SINGULAR
+        return x[coordinates].copy(), status
+
+    def newton_info(self):
+        """``(iterations, residual, pivot_ratio)`` of the last
+        :meth:`newton`."""
+        it, r, ratio = (self._buf[4:7] if self._kernels is not None
+                        else self._info).tolist()
+        return int(it), r, ratio
 
     def newton_batch(self, Q, T):
         """``(q, status, iterations, residual, pivot_ratio)`` per row of

@@ -19,8 +19,8 @@ than the fraction :data:`STALL_DECREASE` (an unreachable configuration).
 import numpy as np
 
 from . import (ARMIJO, BAD_INPUT, CONVERGED, LINE_SEARCH_HALVINGS,
-               MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, STALLED,
-               STALL_DECREASE, STALL_ITERATIONS)
+               MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, SINGULAR,
+               SINGULAR_RATIO, STALLED, STALL_DECREASE, STALL_ITERATIONS)
 from .jit import call, jit
 from .linalg import qr_solve
 
@@ -138,10 +138,14 @@ def newton_packed(fn, x, ints, buf):
     dispatcher costs time per argument, which matters for a single solve
     of a few microseconds): ``fn = [address, data]``, ``ints = [pos (nd),
     iwork (nd)]``, ``buf = [nc, tol, step_tol, max_iterations, info (3),
-    work...]``."""
+    work...]``. A converged solve whose Jacobian is singular (pivot ratio
+    below ``SINGULAR_RATIO``) returns ``SINGULAR``."""
     nd = ints.shape[0] // 2
-    return newton(fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1], buf[2],
-                  int(buf[3]), buf[4:7], buf[7:], ints[nd:])
+    status = newton(fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1],
+                    buf[2], int(buf[3]), buf[4:7], buf[7:], ints[nd:])
+    if status == CONVERGED and buf[6] < SINGULAR_RATIO:
+        return SINGULAR
+    return status
 
 
 @jit
