@@ -18,9 +18,9 @@ against their eigenvalues first). Measures, in one process:
 3. ``HolonomicConstraintSolver.from_kanes_method(kane, constants)`` on a
    second, fresh model plus its first ``solve_positions`` of the pitch
    (goal <= 0.3 s);
-4. one pitch solve, best of ``--repeat``, against ``scipy.optimize.fsolve``
-   on the lambdified constraint with its lambdified derivative, same
-   tolerance 1e-12 (goal >= 20x);
+4. one pitch solve, best of ``--repeat`` taken in rounds alternating with
+   ``scipy.optimize.fsolve`` on the lambdified constraint with its
+   lambdified derivative, same tolerance 1e-12 (goal >= 20x);
 5. a batch of ``--batch`` random configurations (yaw, roll, steer; pitch
    guess 0) in one call against an fsolve loop, per configuration
    (goal >= 100x).
@@ -42,7 +42,7 @@ from scipy.optimize import fsolve
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import models  # noqa: E402
-from _timing import best_of  # noqa: E402
+from _timing import best_of, interleaved_best  # noqa: E402
 from sympy_loads import HolonomicConstraintSolver, simulate  # noqa: E402
 
 TOL = 1e-12
@@ -84,9 +84,6 @@ def main(argv=None):
     solved = solver.solve_positions(guess)
     t_solver_first = time.perf_counter() - start
 
-    t_one, solved = best_of(lambda: solver.solve_positions(guess),
-                            args.repeat)
-
     # fsolve on the lambdified constraint and its derivative.
     q = list(fresh.kane.q)
     symbols = sorted(fresh.constants, key=sm.default_sort_key)
@@ -111,7 +108,13 @@ def main(argv=None):
             qv[3] = fsolve(fun, row[3:4], fprime=fprime, xtol=TOL)[0]
         return qv
 
-    t_fsolve, fsolved = best_of(lambda: fsolve_one(guess), args.repeat)
+    # alternating rounds: a machine whose speed drifts slows both alike
+    rounds = 10
+    calls = max(args.repeat // rounds, 2)
+    timings = interleaved_best({
+        'ours': (lambda: solver.solve_positions(guess), calls),
+        'fsolve': (lambda: fsolve_one(guess), calls)}, rounds)
+    (t_one, solved), (t_fsolve, fsolved) = timings['ours'], timings['fsolve']
     agree_one = float(np.max(np.abs(fsolved - solved)))
 
     rng = np.random.default_rng(0)
