@@ -10,9 +10,9 @@ disk cache) and ``'numpy'`` (lambdified functions, vectorized NumPy
 solves). The baseline is ``fsolve`` on the lambdified (``cse=True``)
 constraints with their lambdified Jacobian as ``fprime`` (the textbook /
 PyDy-example approach) at the same tolerance, ``xtol = 1e-12``; for the
-batch, an fsolve loop (timed on up to 2,000 rows and scaled). Times are the
+batch, an fsolve loop (timed on up to 500 rows and scaled). Times are the
 best of ``--repeat`` solves (single; a tenth of them for the slower NumPy
-back end) and of 3 runs (batch, fsolve loop), taken in rounds that
+back end) and of 9 runs (batch, fsolve loop), taken in rounds that
 alternate between ours and fsolve, so that a machine whose speed drifts
 slows both alike (``_timing.interleaved_best``). The solver's
 build time and its first solve (loading the kernels from numba's cache, or
@@ -101,7 +101,7 @@ def main(argv=None):
             return out
 
         reference = fsolve_one(guess)
-        rounds = 10
+        rounds = 20
         contenders = {
             backend: (lambda solver=solver: solver.solve_positions(guess),
                       max(args.repeat // rounds // (
@@ -121,7 +121,7 @@ def main(argv=None):
                                            (args.batch, len(ind_index)))
         batch[:, dep_index] += rng.uniform(-spread, spread,
                                            (args.batch, len(dep_index)))
-        loop_rows = min(args.batch, 2000)
+        loop_rows = min(args.batch, 500)
         many, first_batch, agree = {}, {}, {}
         for backend, solver in solvers.items():
             start = time.perf_counter()
@@ -132,7 +132,7 @@ def main(argv=None):
             for backend, solver in solvers.items()}
         contenders['fsolve'] = (lambda: np.array(
             [fsolve_one(row) for row in batch[:loop_rows]]), 1)
-        timings = interleaved_best(contenders, 3)
+        timings = interleaved_best(contenders, 9)
         t_loop, fsolved = timings['fsolve']
         t_loop *= args.batch / loop_rows
         for backend, solver in solvers.items():
