@@ -258,13 +258,12 @@ class ConstraintKinematics:
         if single:
             if type(t) is not float or t - t != 0.0:    # not a finite float
                 t = self._as_times(t, None)
-            x, status = self._engine.newton(q, t)
+            x, status, info = self._engine.newton(q, t)
             if status:
                 if raising:
                     if status == _BAD_INPUT:     # the kernels check q
                         self._as_states('q', q)
-                    raise_position_failure(self, x, t, status,
-                                           *self._engine.newton_info())
+                    raise_position_failure(self, x, t, status, *info)
                 x[list(self._dep_index)] = np.nan
             return (x, status) if return_status else x
         q = self._as_states('q', q, check_finite=raising)

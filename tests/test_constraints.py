@@ -769,3 +769,32 @@ def test_strings_booleans_and_complex_numbers_are_refused(backend, q, t,
                                        backend=backend)
     with pytest.raises(TypeError, match=f'^{name} must be'):
         solver.solve_positions(q, t)
+
+
+def test_single_solves_from_several_threads_match_the_serial_ones(backend):
+    """One solver shared by threads (a thread-pool parameter study): its
+    work arrays are the engine's and the compiled kernels release the GIL,
+    so without the engine's lock concurrent solves overwrote each other's
+    iterates. Every threaded result equals the serial one exactly, and the
+    velocity solves (which share the same arrays) too."""
+    from concurrent.futures import ThreadPoolExecutor
+    four_bar = solver('four-bar', backend)
+    rng = np.random.default_rng(3)
+    rows = np.tile(MOORE_GUESS, (400, 1))
+    rows[:, 0] += rng.uniform(-0.3, 0.3, 400)
+    rows[:, 1:] += rng.uniform(-0.2, 0.2, (400, 2))
+    rates = rng.uniform(-1, 1, (400, 3))
+    serial = [four_bar.solve_positions(row) for row in rows]
+    serial_rates = [four_bar.solve_velocities(q, qd)
+                    for q, qd in zip(serial, rates)]
+
+    def work(k):
+        q = four_bar.solve_positions(rows[k])
+        return q, four_bar.solve_velocities(q, rates[k])
+
+    for _ in range(3):
+        with ThreadPoolExecutor(4) as pool:
+            results = list(pool.map(work, range(len(rows))))
+        for (q, qd), q_ref, qd_ref in zip(results, serial, serial_rates):
+            np.testing.assert_array_equal(q, q_ref)
+            np.testing.assert_array_equal(qd, qd_ref)

@@ -11,6 +11,7 @@ and the kernels that use them: the compiled ones of :mod:`.newton` or
 their NumPy twins, behind the same methods.
 """
 
+import threading
 import warnings
 
 import numpy as np
@@ -80,7 +81,9 @@ class ConstraintEngine:
         self.backend = backend
         self._x = self.pack(np.zeros(n), 0.0)
         self._coordinates = slice(1, 1 + n)     # q in the input vector
-        self._kernels = self._newton_packed = self._info = None
+        self._kernels = self._newton_packed = None
+        self._lock = threading.Lock()
+        self._acquire, self._release = self._lock.acquire, self._lock.release
         if backend == 'compiled':
             from . import newton
             self._kernels = newton
@@ -130,33 +133,40 @@ class ConstraintEngine:
     # -- the solves -----------------------------------------------------------
 
     def newton(self, q, t):
-        """``(q, status)``: status ``SINGULAR`` for a converged solve with a
-        singular Jacobian; :meth:`newton_info` has the details."""
-        x, coordinates = self._x, self._coordinates
-        x[0] = t
-        x[coordinates] = q
-        if self._kernels is not None:
-            kernel = self._newton_packed
-            if kernel is None:      # once per engine
-                from .jit import entry_point
-                kernel = self._newton_packed = entry_point(
-                    self._kernels.newton_packed, self._fn, x, self._ints,
-                    self._buf)
-            status = kernel(self._fn, x, self._ints, self._buf)
-        else:
-            status, self._info = numpy_kernels.newton(
-                self.resjac, x, self.pos, self.nc, self.tol, self.step_tol,
-                self.maxit)
-            if status == CONVERGED and self._info[2] < SINGULAR_RATIO:
-                status = SINGULAR
-        return x[coordinates].copy(), status
+        """``(q, status, info)``: status ``SINGULAR`` for a converged solve
+        with a singular Jacobian; ``info`` is ``(iterations, residual,
+        pivot_ratio)`` for a failed solve, None for a converged one.
 
-    def newton_info(self):
-        """``(iterations, residual, pivot_ratio)`` of the last
-        :meth:`newton`."""
-        it, r, ratio = (self._buf[4:7] if self._kernels is not None
-                        else self._info).tolist()
-        return int(it), r, ratio
+        The work arrays belong to the engine, which every caller of one
+        solver shares (threads of a parameter study included), and the
+        kernels release the GIL, so a solve holds the engine's lock."""
+        coordinates = self._coordinates
+        self._acquire()      # (faster than a with statement)
+        try:
+            x = self._x
+            x[0] = t
+            x[coordinates] = q
+            if self._kernels is None:
+                status, info = numpy_kernels.newton(
+                    self.resjac, x, self.pos, self.nc, self.tol,
+                    self.step_tol, self.maxit)
+                if status == CONVERGED and info[2] < SINGULAR_RATIO:
+                    status = SINGULAR
+            else:
+                kernel = self._newton_packed
+                if kernel is None:      # once per engine
+                    from .jit import entry_point
+                    kernel = self._newton_packed = entry_point(
+                        self._kernels.newton_packed, self._fn, x,
+                        self._ints, self._buf)
+                status = kernel(self._fn, x, self._ints, self._buf)
+                info = self._buf[4:7] if status else None
+            if not status:
+                return x[coordinates].copy(), status, None
+            it, r, ratio = info.tolist()
+            return x[coordinates].copy(), status, (int(it), r, ratio)
+        finally:
+            self._release()
 
     def newton_batch(self, Q, T):
         """``(q, status, iterations, residual, pivot_ratio)`` per row of
@@ -198,15 +208,16 @@ class ConstraintEngine:
             out, ratio = self.rates_batch(q[None], qd[None], qdd[None],
                                           np.array([t]), second)
             return out[0], float(ratio[0])
-        x = self._x
-        x[0] = t
-        x[1:1 + self.n] = q
-        x[1 + self.n:1 + 2 * self.n] = qd
         out = np.empty(self.n)
-        ratio = self._kernels.rates(
-            self.rates_function.address, self.rates_function.data, x,
-            self.n, self.nc, self.dep, self.ind, qdd if second else qd,
-            second, out, self._rates_work, self._iwork)
+        with self._lock:      # the shared work arrays (see newton)
+            x = self._x
+            x[0] = t
+            x[1:1 + self.n] = q
+            x[1 + self.n:1 + 2 * self.n] = qd
+            ratio = self._kernels.rates(
+                self.rates_function.address, self.rates_function.data, x,
+                self.n, self.nc, self.dep, self.ind, qdd if second else qd,
+                second, out, self._rates_work, self._iwork)
         return out, float(ratio)
 
     def rates_batch(self, Q, QD, QDD, T, second):
