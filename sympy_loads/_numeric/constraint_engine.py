@@ -150,6 +150,7 @@ class ConstraintEngine:
                 status, info = numpy_kernels.newton(
                     self.resjac, x, self.pos, self.nc, self.tol,
                     self.step_tol, self.maxit)
+                status = int(status)
                 if status == CONVERGED and info[2] < SINGULAR_RATIO:
                     status = SINGULAR
             else:
