@@ -256,8 +256,7 @@ class ConstraintKinematics:
             q = self._as_states('q', q, check_finite=False)
             single = q.ndim == 1
         if single:
-            if type(t) is not float or t - t != 0.0:    # not a finite float
-                t = self._as_times(t, None)
+            t = self._as_times(t, None)
             x, status, info = self._engine.newton(q, t)
             if status:
                 if raising:
