@@ -169,6 +169,22 @@ class ImpactEngine:
             events.append(event)
         return events
 
+    def kernel_arguments(self, t, y):
+        """``(impact, row, out, g, k, per)`` for the compiled DOP853
+        (:func:`._numeric.dop853.advance`): the address and data pointer
+        of the impacts' output function, its input row (the extra
+        constants in place), its output, ``g = [gaps at (t, y) plus
+        offsets, offsets]``, the number of impacts and outputs per
+        impact."""
+        function, k = self.function, len(self.impacts)
+        nx = self.problem.x.size
+        row = np.concatenate([np.zeros(nx), self.extra, np.zeros(self.nu)])
+        g = np.concatenate([self._values_of_state(t, y)[0] + self.offsets,
+                            self.offsets])
+        return (np.array([function.address, function.data],
+                         dtype=np.int64), row, np.empty(function.n_out), g,
+                k, 3 + 2 * self.nu)
+
     # -- the jump --------------------------------------------------------
 
     def _speed_basis(self, x):
@@ -367,7 +383,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             solution = integrate(fun, (t, t1), y, method=method,
                                  t_eval=sample_times, rtol=rtol, atol=atol,
                                  max_step=max_step, jac=jac,
-                                 events=engine.events())
+                                 impacts=engine, problem=engine.problem)
             times.append(np.asarray(solution.t, dtype=float))
             states.append(np.asarray(solution.y, dtype=float).reshape(
                 len(y), len(times[-1])))

@@ -27,6 +27,7 @@ import warnings
 
 import numpy as np
 from scipy.integrate import ODEintWarning, ode, odeint, solve_ivp
+from scipy.optimize import brentq
 
 __all__ = []
 
@@ -41,23 +42,31 @@ _NFCN = 16
 
 
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
-              jac=None, events=None):
+              jac=None, impacts=None, problem=None):
     """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
 
-    ``jac`` is passed to the implicit methods and ``events`` to
-    ``solve_ivp``. ``method='DOP853'`` without ``t_eval`` or ``events``
-    takes SciPy's compiled DOP853, ``'odeint'`` SciPy's ``odeint`` (which
-    locates no events), every other case ``solve_ivp``.
+    ``impacts`` (an :class:`~sympy_loads._impacts.ImpactEngine`) makes
+    each impact a terminal event; ``problem`` is the
+    :class:`~sympy_loads._problem.Problem` whose right-hand side ``fun``
+    is. ``method='DOP853'`` steps in compiled code (:func:`_kernel_dop853`)
+    where the problem's right-hand side is wholly compiled; otherwise
+    without ``t_eval`` or impacts it takes SciPy's compiled DOP853. The
+    ``'odeint'`` method takes SciPy's ``odeint`` (which locates no
+    events), every other case ``solve_ivp``.
     """
-    if method == 'DOP853' and t_eval is None and events is None:
+    if method == 'DOP853' and problem is not None and problem.steppable:
+        return _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol,
+                              max_step, impacts)
+    if method == 'DOP853' and t_eval is None and impacts is None:
         return _compiled_dop853(fun, t_span, y0, rtol, atol, max_step)
     if method != 'odeint':
         options = {'jac': jac} if jac is not None and method in (
             'Radau', 'BDF') else {}
         return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
                          rtol=rtol, atol=atol, max_step=max_step,
-                         events=events, **options)
-    if events is not None:
+                         events=impacts.events() if impacts else None,
+                         **options)
+    if impacts is not None:
         raise ValueError("method='odeint' cannot locate events; use "
                          "method='LSODA' (the same integrator).")
     if t_eval is None:
@@ -66,6 +75,177 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
                          atol=atol, max_step=max_step)
     return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+
+
+def _initial_step(fun, t0, y0, f0, t1, max_step, rtol, atol):
+    """The first step of ``solve_ivp``'s explicit Runge-Kutta methods for
+    DOP853 (error estimator order 7) [Hairer1993]_ sec. II.4; one
+    evaluation of ``fun``."""
+    interval = abs(t1 - t0)
+    if interval == 0.0:
+        return 0.0
+    direction = 1.0 if t1 > t0 else -1.0
+    scale = atol + np.abs(y0) * rtol
+    d0 = _rms(y0 / scale)
+    d1 = _rms(f0 / scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, interval)
+    f1 = fun(t0 + h0 * direction, y0 + h0 * direction * f0)
+    d2 = _rms((f1 - f0) / scale) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1 / 8)
+    return min(100 * h0, h1, interval, max_step)
+
+
+def _rms(v):
+    return float(np.linalg.norm(v)) / math.sqrt(v.size)
+
+
+def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
+                   impacts):
+    """DOP853 stepping in compiled code (:mod:`._numeric.dop853`): the
+    fields of ``solve_ivp``'s result, with the same steps, samples, events
+    and event roots (``brentq`` on the dense output, ``solve_ivp``'s
+    tolerances) as ``solve_ivp``'s DOP853.
+
+    Where an evaluation fails in the kernel, ``fun`` (whose diagnosing
+    path reports why) is called at that state; if it succeeds there the
+    rest of the interval is left to ``solve_ivp``."""
+    from ._numeric import dop853 as kernel
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    y = np.array(y0, dtype=float)
+    n = y.size
+    ints, floats, x, fn = problem.packed_arguments()
+    A, C, E3, E5, D = kernel.tableau()
+    f = np.array(fun(t0, y), dtype=float)
+    h = _initial_step(fun, t0, y, f, t1, max_step, rtol, atol)
+    direction = 1.0 if t1 >= t0 else -1.0
+    samples = np.zeros(0) if t_eval is None else np.ascontiguousarray(
+        t_eval, dtype=float)
+    capacity = samples.size if t_eval is not None else 256
+    out_t, out_y = np.empty(capacity), np.empty((capacity, n))
+    if impacts is not None:
+        impact, row, out, g, k, per = impacts.kernel_arguments(t0, y)
+    else:
+        impact, row, out = np.zeros(2, dtype=np.int64), np.zeros(1), \
+            np.zeros(1)
+        g, k, per = np.zeros(0), 0, 0
+    g_new = g.copy()
+    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0, 2, t0,
+                      direction, np.nan, k, per])
+    K = np.empty((kernel.N_EXTENDED, n))
+    F = np.empty((D.shape[0] + 3, n))
+    y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
+    times, states = [], []
+    if t_eval is None:
+        times.append(np.array([t0]))
+        states.append(y[:, None].copy())
+    events = [np.zeros(0)] * k
+    y_events = [np.zeros((0, n))] * k
+    status, message = 0, 'The solver successfully reached the end of ' \
+        'the integration interval.'
+    while True:
+        code = kernel.advance(state, y, f, samples, out_t, out_y, x, fn,
+                              ints, floats, A, C, E3, E5, D, K, F, y_old,
+                              y_new, stage, impact, row, out, g, g_new)
+        written = int(state[7])
+        if code == kernel.EVENT:
+            t_hit, i_hit, y_hit = _locate(kernel, state, g, g_new, k, F,
+                                          y_old, stage, x, fn, ints,
+                                          floats, impact, row, out)
+            t_old = state[9]
+            while int(state[6]) < samples.size and direction * (
+                    samples[int(state[6])] - t_hit) <= 0.0:
+                kernel.dense(F, y_old, (samples[int(state[6])] - t_old)
+                             / (state[0] - t_old), out_y[written])
+                out_t[written] = samples[int(state[6])]
+                written += 1
+                state[6] += 1
+            if t_eval is None:
+                if written == out_t.size:
+                    out_t, out_y = _flush(times, states, out_t, out_y,
+                                          written)
+                    written = 0
+                out_t[written], out_y[written] = t_hit, y_hit
+                written += 1
+            events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
+                      for i in range(k)]
+            y_events = [y_hit[None, :] if i == i_hit else np.zeros((0, n))
+                        for i in range(k)]
+            status, message = 1, 'A termination event occurred.'
+        if code in (kernel.FULL, kernel.PAUSED) and t_eval is None:
+            out_t, out_y = _flush(times, states, out_t, out_y, written)
+            state[7] = 0
+            continue
+        if code == kernel.PAUSED:
+            continue
+        times.append(out_t[:written].copy())
+        states.append(out_y[:written].T.copy())
+        if code == kernel.FAILED:
+            # the diagnosing path raises, or copes: then SciPy's own
+            # DOP853 takes the rest (it calls the same function)
+            fun(state[11], stage.copy())
+            rest = solve_ivp(fun, (state[0], t1), y, method='DOP853',
+                             t_eval=None if t_eval is None else
+                             samples[int(state[6]):], rtol=rtol, atol=atol,
+                             max_step=max_step, first_step=state[1],
+                             events=impacts.events() if impacts else None)
+            skip = 1 if t_eval is None else 0       # (state[0], y) again
+            times.append(rest.t[skip:])
+            states.append(rest.y[:, skip:])
+            state[8] += rest.nfev
+            status, message = rest.status, rest.message
+            if rest.status == 1:
+                events, y_events = rest.t_events, rest.y_events
+        elif code == kernel.TOO_SMALL:
+            status = -1
+            message = 'Required step size is less than spacing between ' \
+                'numbers.'
+        break
+    return types.SimpleNamespace(
+        t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
+        t_events=events, y_events=y_events, success=status >= 0,
+        status=status, message=message, nfev=int(state[8]), njev=0,
+        nlu=0)
+
+
+def _flush(times, states, out_t, out_y, written):
+    """Keep the first ``written`` samples; fresh buffers, twice as
+    large."""
+    times.append(out_t[:written].copy())
+    states.append(out_y[:written].T.copy())
+    size = 2 * out_t.size
+    return np.empty(size), np.empty((size, out_y.shape[1]))
+
+
+def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
+            floats, impact, row, out):
+    """``(t, i, y)``: the first root within the last step of the gaps that
+    fell to zero or below in it (``solve_ivp``'s event location: ``brentq``
+    on the dense output)."""
+    t_old, t_new = state[9], state[0]
+    work = np.empty(2 * k)
+    work[k:] = g[k:]
+    hits = []
+    for i in range(k):
+        if not (g[i] >= 0.0 and g_new[i] <= 0.0):
+            continue
+
+        def value(t, i=i):
+            return kernel.event_value(t, i, state, F, y_old, stage, x, fn,
+                                      ints, floats, impact, row, out, work)
+        hits.append((brentq(value, t_old, t_new, xtol=4 * _EPS,
+                            rtol=4 * _EPS), i))
+    direction = state[10]
+    t_hit, i_hit = min(hits, key=lambda hit: direction * hit[0])
+    y_hit = np.empty(y_old.size)
+    kernel.dense(F, y_old, (t_hit - t_old) / (t_new - t_old), y_hit)
+    return t_hit, i_hit, y_hit
+
+
+_EPS = np.finfo(float).eps
 
 
 def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):

@@ -169,6 +169,19 @@ class Problem:
             return ydot
         return rhs
 
+    @property
+    def steppable(self):
+        """Whether the right-hand side runs wholly in compiled code (no
+        Python functions of specified inputs or joint friction), so that an
+        integrator can step without returning to Python."""
+        return (self.compiled and not self.n_friction
+                and not self.spec_functions)
+
+    def packed_arguments(self):
+        """``(ints, floats, x, fn)``: the compiled right-hand side's
+        arguments after ``(t, y)`` (:func:`._numeric.rhs.rhs_packed`)."""
+        return self._ints, self._floats, self.x, self.nm.fn
+
     def _compiled_derivatives(self, x):
         out = np.empty(self.nq + self.nu)
         status = self._rhs.derivatives(x, self.nm.fn, self.nm.dims,

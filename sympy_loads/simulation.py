@@ -735,7 +735,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         if engine:
             solution = run(engine, fun, (t0, t1), y0, **options)
         else:
-            solution = integrate(fun, (t0, t1), y0, **options)
+            solution = integrate(fun, (t0, t1), y0, problem=problem,
+                                 **options)
     except ValueError as error:
         # SciPy's implicit methods meet the NaN of a failed evaluation in
         # a linear solve ("array must not contain infs or NaNs")
