@@ -105,6 +105,10 @@ class ImpactEngine:
         self.largest = np.zeros(k)         # largest approach speed so far
         self.count = np.zeros(k, dtype=int)
         self._memo = (None, None)
+        # the input of the impacts' output function: x, the extra
+        # constants, zeros for the speeds' derivatives
+        self._row = np.concatenate([problem.x, self.extra,
+                                    np.zeros(self.nu)])
         offset = 0 if nm.kinematics_is_identity else self.nq * self.nq
         self._mass = slice(offset + self.nq,
                            offset + self.nq + self.nu * self.nu)
@@ -142,8 +146,9 @@ class ImpactEngine:
         """``(gap, vn, e, law, impulse)``: arrays over the impacts (the
         last two of shape (k, nu))."""
         x = self.problem.input_vector(t, q, u)
-        row = np.concatenate([x, self.extra, np.zeros(self.nu)])
-        out = np.asarray(self.function(row[None, :]), dtype=float)[0]
+        row = self._row
+        row[:x.size] = x
+        out = self.function(row)
         k, nu = len(self.impacts), self.nu
         per = 3 + 2 * nu
         block = out.reshape(k, per)
@@ -177,8 +182,7 @@ class ImpactEngine:
         offsets, offsets]``, the number of impacts and outputs per
         impact."""
         function, k = self.function, len(self.impacts)
-        nx = self.problem.x.size
-        row = np.concatenate([np.zeros(nx), self.extra, np.zeros(self.nu)])
+        row = self._row.copy()
         g = np.concatenate([self._values_of_state(t, y)[0] + self.offsets,
                             self.offsets])
         return (np.array([function.address, function.data],
@@ -250,8 +254,9 @@ class ImpactEngine:
         q, u = self.state(t, y)
         k = len(self.impacts)
         struck = {}
+        values = self.values(t, q, u)
         for _ in range(MAX_SEQUENTIAL * k):
-            gap, vn, e, law, impulse = self.values(t, q, u)
+            gap, vn, e, law, impulse = values
             floor = 1e-12 * max(1.0, float(np.max(self.largest)))
             due = [(vn[i], i) for i in range(k)
                    if gap[i] <= self.tolerance and vn[i] < -floor]
@@ -273,7 +278,8 @@ class ImpactEngine:
             if u_new is None:
                 raise self._accumulated(t, q, u, group[0], 'its impulse '
                                         'cannot be found')
-            after = self.values(t, q, u_new)[1]
+            values = self.values(t, q, u_new)    # also the next round's
+            after = values[1]
             for i, impulse_i in zip(group, P):
                 self.records.append((float(t), i, float(vn[i]),
                                      float(after[i]), float(impulse_i),
@@ -294,11 +300,12 @@ class ImpactEngine:
                 raise self._accumulated(
                     t, q, u, i, 'the contact point does not leave the '
                     'plane after it (the loads press it into the plane)')
-        gap = self.values(t, q, u)[0]
         tiny = 64 * np.finfo(float).eps * max(1.0, float(np.max(
             np.abs(q), initial=0.0)))
-        self.offsets = np.maximum(0.0, -gap) + tiny
-        return self.problem.pack(q, u)
+        self.offsets = np.maximum(0.0, -values[0]) + tiny
+        y = self.problem.pack(q, u)
+        self._memo = ((float(t), y.tobytes()), values)   # the next start
+        return y
 
     def _check_accumulation(self, t, q, u, i, approach):
         impact = self.impacts[i]
@@ -366,6 +373,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     times, states = [], []
     stats = {'nfev': 0, 'njev': 0, 'nlu': 0}
     t, y = t0, np.asarray(y0, dtype=float)
+    step = None       # the compiled DOP853 goes on with its last step
     success, status, message, error = True, 0, '', None
     try:
         y = engine.resolve(t, y, span)
@@ -383,7 +391,9 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             solution = integrate(fun, (t, t1), y, method=method,
                                  t_eval=sample_times, rtol=rtol, atol=atol,
                                  max_step=max_step, jac=jac,
-                                 impacts=engine, problem=engine.problem)
+                                 impacts=engine, problem=engine.problem,
+                                 first_step=step)
+            step = getattr(solution, 'next_step', None)
             times.append(np.asarray(solution.t, dtype=float))
             states.append(np.asarray(solution.y, dtype=float).reshape(
                 len(y), len(times[-1])))

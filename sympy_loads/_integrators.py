@@ -42,7 +42,7 @@ _NFCN = 16
 
 
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
-              jac=None, impacts=None, problem=None):
+              jac=None, impacts=None, problem=None, first_step=None):
     """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
 
     ``impacts`` (an :class:`~sympy_loads._impacts.ImpactEngine`) makes
@@ -52,11 +52,13 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     where the problem's right-hand side is wholly compiled; otherwise
     without ``t_eval`` or impacts it takes SciPy's compiled DOP853. The
     ``'odeint'`` method takes SciPy's ``odeint`` (which locates no
-    events), every other case ``solve_ivp``.
+    events), every other case ``solve_ivp``. ``first_step`` (the compiled
+    stepping only; by default it is chosen as ``solve_ivp`` does) goes on
+    from an earlier run's ``next_step``.
     """
     if method == 'DOP853' and problem is not None and problem.steppable:
         return _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol,
-                              max_step, impacts)
+                              max_step, impacts, first_step)
     if method == 'DOP853' and t_eval is None and impacts is None:
         return _compiled_dop853(fun, t_span, y0, rtol, atol, max_step)
     if method != 'odeint':
@@ -104,7 +106,7 @@ def _rms(v):
 
 
 def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
-                   impacts):
+                   impacts, first_step=None):
     """DOP853 stepping in compiled code (:mod:`._numeric.dop853`): the
     fields of ``solve_ivp``'s result, with the same steps, samples, events
     and event roots (``brentq`` on the dense output, ``solve_ivp``'s
@@ -120,7 +122,10 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     ints, floats, x, fn = problem.packed_arguments()
     A, C, E3, E5, D = kernel.tableau()
     f = np.array(fun(t0, y), dtype=float)
-    h = _initial_step(fun, t0, y, f, t1, max_step, rtol, atol)
+    if first_step is None:
+        h = _initial_step(fun, t0, y, f, t1, max_step, rtol, atol)
+    else:
+        h = min(first_step, abs(t1 - t0), max_step)
     direction = 1.0 if t1 >= t0 else -1.0
     samples = np.zeros(0) if t_eval is None else np.ascontiguousarray(
         t_eval, dtype=float)
@@ -133,7 +138,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
             np.zeros(1)
         g, k, per = np.zeros(0), 0, 0
     g_new = g.copy()
-    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0, 2, t0,
+    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0,
+                      1 if first_step is not None else 2, t0,
                       direction, np.nan, k, per])
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
@@ -190,7 +196,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
             rest = solve_ivp(fun, (state[0], t1), y, method='DOP853',
                              t_eval=None if t_eval is None else
                              samples[int(state[6]):], rtol=rtol, atol=atol,
-                             max_step=max_step, first_step=state[1],
+                             max_step=max_step,
+                             first_step=min(state[1], abs(t1 - state[0])),
                              events=impacts.events() if impacts else None)
             skip = 1 if t_eval is None else 0       # (state[0], y) again
             times.append(rest.t[skip:])
@@ -208,7 +215,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[8]), njev=0,
-        nlu=0)
+        nlu=0, next_step=state[1])
 
 
 def _flush(times, states, out_t, out_y, written):
