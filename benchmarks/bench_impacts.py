@@ -1,6 +1,6 @@
 """Rigid impacts against the compliant Hunt-Crossley contact they replace.
 
-Run: python benchmarks/bench_impacts.py [--repeat 5]
+Run: python benchmarks/bench_impacts.py [--repeat 20] [--bounces 5]
 
 A ball (unit mass, g = 9.81) dropped from h = 1 m onto the floor, e = 0.8,
 simulated through ``--bounces`` impacts (default 5) to just past the apex
@@ -31,7 +31,7 @@ from sympy_loads import (HuntCrossleyContact, Impact,
                          damping_from_restitution, effective_restitution,
                          hysteresis_factor, simulate)
 
-from _timing import best_of
+from _timing import interleaved_best
 
 G, H, E, MODEL = 9.81, 1.0, 0.8, 'hu-guo'
 
@@ -56,7 +56,7 @@ def ball(contact_stiffness=None):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeat', type=int, default=5)
+    parser.add_argument('--repeat', type=int, default=20)
     parser.add_argument('--bounces', type=int, default=5)
     args = parser.parse_args(argv)
 
@@ -78,11 +78,7 @@ def main(argv=None):
     def rigid():
         return simulate(kane, (0, end), {y: H, v: 0.0}, {}, t_eval=window,
                         impacts=[floor], rtol=1e-10, atol=1e-12)
-    rigid()                                  # code generation
-    seconds, result = best_of(rigid, args.repeat)
-    rows.append(('rigid Impact (DOP853)', seconds,
-                 result.q[:, 0].max(), result.nfev))
-
+    runs = {'rigid Impact (DOP853)': rigid}
     for k in (1e5, 1e7, 1e9):
         kane_c, (yc, vc), _ = ball(k)
         for method in ('DOP853', 'LSODA'):
@@ -90,11 +86,14 @@ def main(argv=None):
                 return simulate(kane_c, (0, end), {yc: H, vc: 0.0}, {},
                                 t_eval=window, method=method, rtol=1e-10,
                                 atol=1e-12)
-            compliant()
-            repeat = args.repeat if k < 1e9 or method == 'LSODA' else 1
-            seconds, result = best_of(compliant, repeat)
-            rows.append((f'Hunt-Crossley k = {k:.0e} ({method})', seconds,
-                         result.q[:, 0].max(), result.nfev))
+            runs[f'Hunt-Crossley k = {k:.0e} ({method})'] = compliant
+    for run in runs.values():
+        run()                                # code generation
+    # alternating rounds: a drifting machine slows every run alike
+    timings = interleaved_best({name: (run, 1) for name, run in
+                                runs.items()}, args.repeat)
+    rows = [(name, seconds, result.q[:, 0].max(), result.nfev)
+            for name, (seconds, result) in timings.items()]
 
     rigid_seconds = rows[0][1]
     print(f'ball dropped from {H} m, e = {E} ({MODEL} damping; effective '

@@ -106,6 +106,19 @@ def _pack_constants(nm, constants, extra=()):
     return np.array(packed, dtype=float), missing, values
 
 
+class ConstantInput:
+    """A specified input given as a number: ``f(t) = value`` for every
+    ``t`` (a right-hand side compiled whole holds it in its inputs)."""
+
+    __slots__ = ('value',)
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, t):
+        return self.value
+
+
 def _specified_functions(nm, specified, t0):
     """Return a list of callables of t (in ``nm.specified`` order) and the
     missing inputs."""
@@ -126,7 +139,7 @@ def _specified_functions(nm, specified, t0):
             functions.append(value)
         else:
             number = _as_float(f'specified[{symbol}]', value)
-            functions.append(lambda t, number=number: number)
+            functions.append(ConstantInput(number))
     unknown = [k for k in specified if k not in nm.specified]
     if unknown:
         raise ValueError(

@@ -17,6 +17,7 @@ import time
 
 import numpy as np
 
+from ._checks import ConstantInput
 from ._numeric import numpy_kernels
 
 __all__ = []
@@ -175,11 +176,15 @@ class Problem:
         Python functions of specified inputs or joint friction), so that an
         integrator can step without returning to Python."""
         return (self.compiled and not self.n_friction
-                and not self.spec_functions)
+                and all(isinstance(f, ConstantInput)
+                        for f in self.spec_functions))
 
     def packed_arguments(self):
         """``(ints, floats, x, fn)``: the compiled right-hand side's
-        arguments after ``(t, y)`` (:func:`._numeric.rhs.rhs_packed`)."""
+        arguments after ``(t, y)`` (:func:`._numeric.rhs.rhs_packed`), the
+        constant specified inputs in place in ``x``."""
+        if self.spec_functions:
+            self.x[self.slices[3]] = [f.value for f in self.spec_functions]
         return self._ints, self._floats, self.x, self.nm.fn
 
     def _compiled_derivatives(self, x):
