@@ -1,21 +1,25 @@
 """Private: the integrators behind :func:`sympy_loads.simulate`.
 
-All of them are SciPy's. ``solve_ivp`` drives every method with events
-(impacts), dense output (``t_eval``) or a Jacobian; two of SciPy's
-compiled drivers take the runs where their stepping loop in compiled code
-is what matters:
+``method='DOP853'`` (the default) steps in compiled code
+(:mod:`._numeric.dop853`: SciPy's ``solve_ivp`` DOP853, step for step, its
+stages calling the compiled right-hand side without returning to Python)
+wherever the right-hand side is wholly compiled: the compiled back end,
+without joint friction or specified inputs given as functions. It takes
+the integrator's own steps, ``t_eval`` (the dense output) and impacts
+(their gaps' roots located as ``solve_ivp`` locates events). For a small
+model this is where the time went: ``solve_ivp``'s Python work is about
+0.1 ms per step of twelve stages and each evaluation's Python call 1-2
+us, against 5.5 us for an evaluation of Andrews' squeezer (seven bodies).
 
-- ``method='DOP853'`` (the default) without ``t_eval`` or events runs the
-  compiled DOP853 of ``scipy.integrate.ode`` (E. Hairer and G. Wanner's
-  code). ``solve_ivp``'s DOP853 is a Python port of the same method with
-  the same error estimate and step-size control; its per-step Python work
-  (about 0.1 ms per step of twelve stages) is several times a compiled
-  right-hand side's cost for a small model, so the compiled loop halves a
-  warm run (Andrews' squeezer: 11 ms instead of 20 ms, although it takes
-  1,842 evaluations to ``solve_ivp``'s 1,526). The two choose slightly
-  different steps (their initial step and step-size heuristics differ),
-  so their results agree to the tolerances, not to the last digit.
-- ``method='odeint'`` runs ``odeint`` (LSODA in Fortran).
+Elsewhere SciPy drives the right-hand side (a Python function):
+
+- ``method='DOP853'`` without ``t_eval`` or events runs the compiled
+  DOP853 of ``scipy.integrate.ode`` (E. Hairer and G. Wanner's code),
+  whose stepping loop is compiled; its initial step and step-size
+  heuristics differ slightly from ``solve_ivp``'s, so the two agree to the
+  tolerances, not to the last digit;
+- ``method='odeint'`` runs ``odeint`` (LSODA in Fortran);
+- every other case runs ``solve_ivp``.
 
 Each returns the fields of ``solve_ivp``'s result that
 :func:`~sympy_loads.simulate` uses.
