@@ -12,8 +12,9 @@ degree of freedom), integrated over 0 <= t <= 0.03 s with DOP853 at
 rtol = atol = 1e-10 by
 
 - ours: ``sympy_loads.simulate(kane, (0, 0.03), ic, constants, rtol=1e-10,
-  atol=1e-10)`` (default back end unless ``--backend``; without ``t_eval``
-  its DOP853 is SciPy's compiled one, ``scipy.integrate.ode``);
+  atol=1e-10)`` (default back end unless ``--backend``; on the compiled
+  back end its DOP853 steps in compiled code, taking ``solve_ivp``'s
+  steps);
 - the textbook approach (``models.andrews_textbook``): ``lambdify`` (cse) of
   the constraints, their Jacobian, the velocity constraints and the
   KanesMethod's mass matrix and forcing, ``solve_ivp`` (DOP853, its Python
@@ -101,7 +102,7 @@ def main(argv=None):
           f" t = 0..{T_FINAL:g} s, DOP853 rtol={RTOL:g} atol={ATOL:g}")
     print(f"model checked against the published M, f, g, G (largest "
           f"relative difference {max(checked.values()):.1e})")
-    print(f"ours: simulate(backend={backend!r}) (SciPy's compiled DOP853); "
+    print(f"ours: simulate(backend={backend!r}) (DOP853 stepping in compiled code); "
           f"textbook: lambdify(cse) + solve_ivp with fsolve in the RHS")
     print(f"{'':34}{'ours':>12}{'textbook':>12}{'ratio':>9}   goal")
     print(f"{'cold, new model [s]':34}{cold_ours:>12.4f}"

@@ -2,9 +2,11 @@
 :mod:`sympy_loads.impacts` for the law and the public class).
 
 :func:`run` integrates from impact to impact: each :class:`Impact` becomes
-a terminal event of SciPy's ``solve_ivp`` (its gap crossing zero
-downwards); at an event :class:`ImpactEngine` applies the jump of the
-speeds and the integration restarts from the new state. The jump is
+a terminal event (its gap crossing zero downwards), located by the
+compiled DOP853 stepping (:func:`._integrators.integrate`) or by SciPy's
+``solve_ivp`` where the right-hand side calls Python; at an event
+:class:`ImpactEngine` applies the jump of the speeds and the integration
+restarts from the new state. The jump is
 computed numerically from the model's generated functions: the mass matrix
 ``M`` (the unconstrained one where there are dependent speeds), the
 velocity constraints ``K u + k = 0`` and, generated once per set of
@@ -406,7 +408,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             hits = [(float(te[0]), i) for i, te in
                     enumerate(solution.t_events) if len(te)]
             t_hit, i = min(hits)
-            # (without t_eval solve_ivp ends the segment with this state)
+            # (without t_eval the segment ends with this state)
             y_hit = solution.y_events[i][0]
             t, y, first = t_hit, engine.resolve(t_hit, y_hit, span), False
     except Exception as exc:

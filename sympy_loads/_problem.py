@@ -143,6 +143,9 @@ class Problem:
         self.samples(np.array([t]), np.asarray(y, dtype=float)[:, None])
         q, u = self.full_state(t, y)
         self._compiled_derivatives(self.input_vector(t, q, u))
+        if self.steppable:
+            from ._numeric import dop853
+            dop853.load(self.state_size, *self.packed_arguments())
         self.kernel_seconds += time.perf_counter() - start
 
     def fast_rhs(self):

@@ -518,9 +518,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         the others to the tolerances, not to the last digit (and it may
         stretch its last step by up to 1 % beyond ``max_step`` to end at
         ``t_span[1]``). DOP853 suits non-stiff mechanisms; stiff ones
-        (stiff springs and dampers, contact) run tens of times faster with
-        ``'odeint'``, ``'LSODA'``, ``'BDF'`` or ``'Radau'`` (see
-        ``benchmarks/bench_stiff.py``). The implicit methods (Radau, BDF)
+        (stiff springs and dampers) run several times faster with
+        ``'odeint'`` or ``'LSODA'`` (see ``benchmarks/bench_stiff.py``). The implicit methods (Radau, BDF)
         get a Jacobian of the right-hand side by forward differences whose
         columns for the dependent coordinates are exactly zero: in the
         integrator's state those are only Newton's starting guesses, and

@@ -78,16 +78,27 @@ def tableau():
 
 
 @jit
-def _stage(s, t, h, y, K, A, C, stage, x, fn, ints, floats):
-    """``K[s] = f(t + C[s] h, y + h sum_j A[s, j] K[j])``; returns the
-    status of the evaluation (the evaluated state is left in ``stage``)."""
+def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
+    """``K[s] = f(t + C[s] h, y + h sum_j A[s, j] K[j])`` for ``first <= s
+    < last``; returns the number of evaluations and their status (the
+    state of the last one is left in ``stage``). Row ``N_STAGES`` of ``A``
+    holds the weights of the solution, so stage ``N_STAGES`` is the step's
+    end. The only call of the right-hand side: numba inlines it (Newton,
+    the solves) at every call site, and each copy adds to the code loaded
+    from numba's cache."""
     n = y.shape[0]
-    for i in range(n):
-        total = 0.0
-        for j in range(s):
-            total += A[s, j] * K[j, i]
-        stage[i] = y[i] + h * total
-    return rhs_packed(t + C[s] * h, stage, x, fn, ints, floats, K[s])
+    count = 0
+    for s in range(first, last):
+        for i in range(n):
+            total = 0.0
+            for j in range(s):
+                total += A[s, j] * K[j, i]
+            stage[i] = y[i] + h * total
+        count += 1
+        status = rhs_packed(t + C[s] * h, stage, x, fn, ints, floats, K[s])
+        if status != 0:
+            return count, status
+    return count, 0
 
 
 @jit
@@ -189,28 +200,15 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             h_abs = abs(h)
             for i in range(n):
                 K[0, i] = f[i]
-            for s in range(1, N_STAGES):
-                nfev += 1
-                if _stage(s, t, h, y, K, A, C, stage, x, fn, ints,
-                          floats) != 0:
-                    state[11] = t + C[s] * h
-                    failed = True
-                    break
-            if failed:
-                break
-            for i in range(n):
-                total = 0.0
-                for j in range(N_STAGES):
-                    total += A[N_STAGES, j] * K[j, i]
-                y_new[i] = y[i] + h * total
-            nfev += 1
-            if rhs_packed(t_new, y_new, x, fn, ints, floats,
-                          K[N_STAGES]) != 0:
-                for i in range(n):
-                    stage[i] = y_new[i]
-                state[11] = t_new
+            count, status = _stages(1, N_STAGES + 1, t, h, y, K, A, C,
+                                    stage, x, fn, ints, floats)
+            nfev += count
+            if status != 0:
+                state[11] = t + C[count] * h
                 failed = True
                 break
+            for i in range(n):
+                y_new[i] = stage[i]     # the last stage: the step's end
             err5, err3 = 0.0, 0.0
             for i in range(n):
                 scale = atol + max(abs(y[i]), abs(y_new[i])) * rtol
@@ -260,14 +258,11 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                    and direction * (t_eval[i_eval] - t_new) <= 0.0)
         if active or samples:
             # the dense output of the step (three more stages)
-            for s in range(N_STAGES + 1, N_EXTENDED):
-                nfev += 1
-                if _stage(s, t, h, y, K, A, C, stage, x, fn, ints,
-                          floats) != 0:
-                    state[11] = t + C[s] * h
-                    failed = True
-                    break
-            if failed:
+            count, status = _stages(N_STAGES + 1, N_EXTENDED, t, h, y, K,
+                                    A, C, stage, x, fn, ints, floats)
+            nfev += count
+            if status != 0:
+                state[11] = t + C[N_STAGES + count] * h
                 code = FAILED
                 break
             for i in range(n):
@@ -314,3 +309,19 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     state[7] = n_out
     state[8] = nfev
     return code
+
+
+def load(n, x, fn, ints, floats):
+    """Load (on an installation's first use: compile) :func:`advance` and
+    :func:`dense` for a state of size ``n`` and the right-hand side's
+    arguments, without running them (the argument types are those of
+    :func:`sympy_loads._integrators._kernel_dop853`; :func:`event_value`,
+    needed only with impacts, is loaded at its first call)."""
+    from .jit import entry_point
+    A, C, E3, E5, D = tableau()
+    vector, matrix = np.zeros(n), np.zeros((2, n))
+    ints64 = np.zeros(2, dtype=np.int64)
+    entry_point(advance, vector, vector, vector, vector, vector, matrix, x,
+                fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
+                vector, vector, ints64, vector, vector, vector, vector)
+    entry_point(dense, matrix, vector, 0.0, vector)
