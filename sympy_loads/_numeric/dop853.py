@@ -311,10 +311,11 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
-def load(n, x, fn, ints, floats):
+def load(n, ints, floats, x, fn):
     """Load (on an installation's first use: compile) :func:`advance` and
     :func:`dense` for a state of size ``n`` and the right-hand side's
-    arguments, without running them (the argument types are those of
+    arguments (in the order of ``Problem.packed_arguments()``), without
+    running them (the argument types are those of
     :func:`sympy_loads._integrators._kernel_dop853`; :func:`event_value`,
     needed only with impacts, is loaded at its first call)."""
     from .jit import entry_point
