@@ -318,6 +318,8 @@ def load(n, ints, floats, x, fn):
     running them (the argument types are those of
     :func:`sympy_loads._integrators._kernel_dop853`; :func:`event_value`,
     needed only with impacts, is loaded at its first call)."""
+    if advance.signatures and dense.signatures:
+        return      # loaded: every model passes arrays of the same types
     from .jit import entry_point
     A, C, E3, E5, D = tableau()
     vector, matrix = np.zeros(n), np.zeros((2, n))
