@@ -6,7 +6,7 @@ import math
 import numpy as np
 import sympy as sm
 
-from ._utils import _as_float, _kanes_parts, _real_array
+from ._utils import _as_float, _real_array
 
 __all__ = []
 
@@ -149,6 +149,12 @@ def _specified_functions(nm, specified, t0):
     return functions, missing
 
 
+def _item_name(symbol):
+    """The name of ``initial_conditions[symbol]``, formatted when an error
+    needs it (see :func:`._utils._as_float`)."""
+    return lambda: f'initial_conditions[{symbol}]'
+
+
 def _initial_state(nm, initial_conditions):
     """Return full ``q0, u0`` (dependent entries are guesses; dependent
     speeds default to 0 and are solved for) and missing names."""
@@ -163,8 +169,8 @@ def _initial_state(nm, initial_conditions):
                 f'and speeds (functions of time such as '
                 f'dynamicsymbols(\'q1\')), not strings {strings}; the model '
                 f'has {[str(s) for s in nm.q + nm.u]}.')
-        unknown = [k for k in initial_conditions
-                   if k not in nm.q and k not in nm.u]
+        known = set(nm.q) | set(nm.u)
+        unknown = [k for k in initial_conditions if k not in known]
         if unknown:
             raise ValueError(
                 f'initial_conditions: {sorted(map(str, unknown))} are not '
@@ -172,14 +178,12 @@ def _initial_state(nm, initial_conditions):
                 f'{[str(s) for s in nm.q + nm.u]}.')
         for i, s in enumerate(nm.q):
             if s in initial_conditions:
-                q0[i] = _as_float(f'initial_conditions[{s}]',
-                                  initial_conditions[s])
+                q0[i] = _as_float(_item_name(s), initial_conditions[s])
             else:
                 missing.append(s)
         for i, s in enumerate(nm.u):
             if s in initial_conditions:
-                u0[i] = _as_float(f'initial_conditions[{s}]',
-                                  initial_conditions[s])
+                u0[i] = _as_float(_item_name(s), initial_conditions[s])
             elif i not in set(nm.u_dep_idx):
                 missing.append(s)
         return q0, u0, missing
@@ -215,9 +219,10 @@ def _check_joint_friction(joint_friction):
     return items
 
 
-def _check_impacts(impacts, kane, method, t0, t1):
+def _check_impacts(impacts, method, t0, t1):
     """The list of :class:`~sympy_loads.Impact` of ``simulate()``'s
-    ``impacts`` argument (empty for None)."""
+    ``impacts`` argument (empty for None); their frames are checked
+    against the model's by :func:`_check_impact_frames`."""
     if impacts is None:
         return []
     from .impacts import Impact
@@ -229,18 +234,10 @@ def _check_impacts(impacts, kane, method, t0, t1):
     except TypeError:
         raise TypeError(f'impacts must be a sequence of Impact objects, not '
                         f'{type(impacts).__name__}.') from None
-    frame = _kanes_parts(kane).frame
     for i, item in enumerate(items):
         if not isinstance(item, Impact):
             raise TypeError(f'impacts[{i}] must be an Impact, not '
                             f'{type(item).__name__} {item!r}.')
-        # by name: a model and its impacts unpickled apart (in a worker of
-        # simulate_many) hold equal copies of the frame, not the same one
-        if item.frame != frame and item.frame.name != frame.name:
-            raise ValueError(
-                f'impacts[{i}]: its frame {item.frame} is not the '
-                f"model's inertial frame {frame}; velocities must be taken "
-                f'in the inertial frame.')
     if items and method == 'odeint':
         raise ValueError("impacts need the integrator's event location, "
                          "which method='odeint' does not have; use "
@@ -250,3 +247,16 @@ def _check_impacts(impacts, kane, method, t0, t1):
                          f'with e < 1 is not reversible), got t_span = '
                          f'({t0}, {t1}).')
     return items
+
+
+def _check_impact_frames(items, frame):
+    """``ValueError`` for an impact whose frame is not ``frame``, the
+    model's inertial frame."""
+    for i, item in enumerate(items):
+        # by name: a model and its impacts unpickled apart (in a worker of
+        # simulate_many) hold equal copies of the frame, not the same one
+        if item.frame != frame and item.frame.name != frame.name:
+            raise ValueError(
+                f'impacts[{i}]: its frame {item.frame} is not the '
+                f"model's inertial frame {frame}; velocities must be taken "
+                f'in the inertial frame.')

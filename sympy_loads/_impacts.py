@@ -185,11 +185,15 @@ class ImpactEngine:
         impact."""
         function, k = self.function, len(self.impacts)
         row = self._row.copy()
-        g = np.concatenate([self._values_of_state(t, y)[0] + self.offsets,
-                            self.offsets])
         return (np.array([function.address, function.data],
-                         dtype=np.int64), row, np.empty(function.n_out), g,
-                k, 3 + 2 * self.nu)
+                         dtype=np.int64), row, np.empty(function.n_out),
+                self.kernel_gaps(t, y), k, 3 + 2 * self.nu)
+
+    def kernel_gaps(self, t, y):
+        """``g = [gaps at (t, y) plus offsets, offsets]`` (see
+        :meth:`kernel_arguments`)."""
+        return np.concatenate([self._values_of_state(t, y)[0]
+                               + self.offsets, self.offsets])
 
     # -- the jump --------------------------------------------------------
 
@@ -377,6 +381,9 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     t, y = t0, np.asarray(y0, dtype=float)
     step = None       # the compiled DOP853 goes on with its last step
     success, status, message, error = True, 0, '', None
+
+    def resolve(t, y):
+        return engine.resolve(t, y, span)
     try:
         y = engine.resolve(t, y, span)
         first = True
@@ -394,13 +401,15 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                                  t_eval=sample_times, rtol=rtol, atol=atol,
                                  max_step=max_step, jac=jac,
                                  impacts=engine, problem=engine.problem,
-                                 first_step=step)
+                                 first_step=step, resolve=resolve)
             step = getattr(solution, 'next_step', None)
             times.append(np.asarray(solution.t, dtype=float))
             states.append(np.asarray(solution.y, dtype=float).reshape(
                 len(y), len(times[-1])))
             for key in stats:
                 stats[key] += int(getattr(solution, key))
+            if getattr(solution, 'error', None) is not None:
+                raise solution.error      # the samples reached are kept
             if solution.status != 1:
                 success = bool(solution.success)
                 status, message = int(solution.status), solution.message

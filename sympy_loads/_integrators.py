@@ -46,7 +46,8 @@ _NFCN = 16
 
 
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
-              jac=None, impacts=None, problem=None, first_step=None):
+              jac=None, impacts=None, problem=None, first_step=None,
+              resolve=None):
     """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
 
     ``impacts`` (an :class:`~sympy_loads._impacts.ImpactEngine`) makes
@@ -58,11 +59,13 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     ``'odeint'`` method takes SciPy's ``odeint`` (which locates no
     events), every other case ``solve_ivp``. ``first_step`` (the compiled
     stepping only; by default it is chosen as ``solve_ivp`` does) goes on
-    from an earlier run's ``next_step``.
+    from an earlier run's ``next_step``. ``resolve(t, y)`` (the compiled
+    stepping only, see :func:`_kernel_dop853`) applies the impacts at
+    ``t`` without ending the run; elsewhere each impact ends it.
     """
     if method == 'DOP853' and problem is not None and problem.steppable:
         return _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol,
-                              max_step, impacts, first_step)
+                              max_step, impacts, first_step, resolve)
     if method == 'DOP853' and t_eval is None and impacts is None:
         return _compiled_dop853(fun, t_span, y0, rtol, atol, max_step)
     if method != 'odeint':
@@ -110,15 +113,25 @@ def _rms(v):
 
 
 def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
-                   impacts, first_step=None):
+                   impacts, first_step=None, resolve=None):
     """DOP853 stepping in compiled code (:mod:`._numeric.dop853`): the
     fields of ``solve_ivp``'s result, with the same steps, samples, events
     and event roots (``brentq`` on the dense output, ``solve_ivp``'s
     tolerances) as ``solve_ivp``'s DOP853.
 
-    Where an evaluation fails in the kernel, ``fun`` (whose diagnosing
-    path reports why) is called at that state; if it succeeds there the
-    rest of the interval is left to ``solve_ivp``."""
+    Without ``resolve`` the run ends at the first impact (a terminal
+    event). With it, ``resolve(t, y)`` returns the state after the impacts
+    at ``t`` and the stepping goes on from there with its last step size
+    (as ``solve_ivp`` restarted with that ``first_step`` would); without
+    ``t_eval`` an impact's time is then sampled twice, before and after
+    the jump. An error ``resolve`` raises with ``accumulated`` set ends the
+    run: it is returned as the result's ``error``, with the samples
+    reached; any other error propagates.
+
+    Where an evaluation fails in the kernel at a step that cannot shrink
+    further, ``fun`` (whose diagnosing path reports why) is called at that
+    state; if it succeeds there the rest of the interval is left to
+    ``solve_ivp``."""
     from ._numeric import dop853 as kernel
     t0, t1 = float(t_span[0]), float(t_span[1])
     y = np.array(y0, dtype=float)
@@ -149,14 +162,26 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
     times, states = [], []
+    buffers = [out_t, out_y]
+
+    def record(t, y_sample, written):
+        """Append one sample (no t_eval); returns the new count."""
+        if written == buffers[0].size:
+            buffers[:] = _flush(times, states, buffers[0], buffers[1],
+                                written)
+            written = 0
+        buffers[0][written], buffers[1][written] = t, y_sample
+        return written + 1
+
     if t_eval is None:
         times.append(np.array([t0]))
         states.append(y[:, None].copy())
     events = [np.zeros(0)] * k
     y_events = [np.zeros((0, n))] * k
-    status, message = 0, 'The solver successfully reached the end of ' \
-        'the integration interval.'
+    status, message, error = 0, 'The solver successfully reached the ' \
+        'end of the integration interval.', None
     while True:
+        out_t, out_y = buffers
         code = kernel.advance(state, y, f, samples, out_t, out_y, x, fn,
                               ints, floats, A, C, E3, E5, D, K, F, y_old,
                               y_new, stage, impact, row, out, g, g_new)
@@ -166,31 +191,40 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                                           y_old, stage, x, fn, ints,
                                           floats, impact, row, out)
             t_old = state[9]
-            while int(state[6]) < samples.size and direction * (
-                    samples[int(state[6])] - t_hit) <= 0.0:
-                kernel.dense(F, y_old, (samples[int(state[6])] - t_old)
-                             / (state[0] - t_old), out_y[written])
-                out_t[written] = samples[int(state[6])]
-                written += 1
-                state[6] += 1
+            state[6], written = kernel.samples_until(
+                F, y_old, t_old, state[0] - t_old, t_hit, direction,
+                samples, int(state[6]), out_t, out_y, written)
             if t_eval is None:
-                if written == out_t.size:
-                    out_t, out_y = _flush(times, states, out_t, out_y,
-                                          written)
-                    written = 0
-                out_t[written], out_y[written] = t_hit, y_hit
-                written += 1
-            events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
-                      for i in range(k)]
-            y_events = [y_hit[None, :] if i == i_hit else np.zeros((0, n))
-                        for i in range(k)]
-            status, message = 1, 'A termination event occurred.'
+                written = record(t_hit, y_hit, written)
+            if resolve is not None:
+                try:
+                    y_after = resolve(t_hit, y_hit)
+                except Exception as exc:
+                    if not getattr(exc, 'accumulated', False):
+                        raise
+                    error, status, message = exc, -1, str(exc)
+                else:
+                    if t_eval is None:
+                        written = record(t_hit, y_after, written)
+                    y[:] = y_after
+                    f[:] = fun(t_hit, y)
+                    g[:] = impacts.kernel_gaps(t_hit, y)
+                    state[0], state[7] = t_hit, written
+                    state[8] += 1
+                    continue
+            else:
+                events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
+                          for i in range(k)]
+                y_events = [y_hit[None, :] if i == i_hit else
+                            np.zeros((0, n)) for i in range(k)]
+                status, message = 1, 'A termination event occurred.'
         if code in (kernel.FULL, kernel.PAUSED) and t_eval is None:
-            out_t, out_y = _flush(times, states, out_t, out_y, written)
+            buffers[:] = _flush(times, states, out_t, out_y, written)
             state[7] = 0
             continue
         if code == kernel.PAUSED:
             continue
+        out_t, out_y = buffers
         times.append(out_t[:written].copy())
         states.append(out_y[:written].T.copy())
         if code == kernel.FAILED:
@@ -219,7 +253,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[8]), njev=0,
-        nlu=0, next_step=state[1])
+        nlu=0, next_step=state[1], error=error)
 
 
 def _flush(times, states, out_t, out_y, written):
@@ -240,15 +274,16 @@ def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
     work = np.empty(2 * k)
     work[k:] = g[k:]
     hits = []
+    event_value = kernel.event_value_entry(
+        t_old, 0, state, F, y_old, stage, x, fn, ints, floats, impact, row,
+        out, work)
     for i in range(k):
         if not (g[i] >= 0.0 and g_new[i] <= 0.0):
             continue
-
-        def value(t, i=i):
-            return kernel.event_value(t, i, state, F, y_old, stage, x, fn,
-                                      ints, floats, impact, row, out, work)
-        hits.append((brentq(value, t_old, t_new, xtol=4 * _EPS,
-                            rtol=4 * _EPS), i))
+        hits.append((brentq(event_value, t_old, t_new, xtol=4 * _EPS,
+                            rtol=4 * _EPS, args=(i, state, F, y_old, stage,
+                                                 x, fn, ints, floats, impact,
+                                                 row, out, work)), i))
     direction = state[10]
     t_hit, i_hit = min(hits, key=lambda hit: direction * hit[0])
     y_hit = np.empty(y_old.size)

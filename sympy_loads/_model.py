@@ -56,6 +56,7 @@ class NumericModel:
         self.q = list(kane.q)
         self.u = list(kane.u)
         parts = _kanes_parts(kane)
+        self.frame = parts.frame
         q_dep, u_dep = parts.q_dep, parts.u_dep
         self.q_dep_idx = np.array([self.q.index(s) for s in q_dep], int)
         self.u_dep_idx = np.array([self.u.index(s) for s in u_dep], int)

@@ -429,19 +429,27 @@ del _printmethod
 
 def _as_float(name, value):
     """``value`` as a finite float; strings, booleans and complex numbers
-    are refused (``float('1')`` and ``float(True)`` would accept them)."""
+    are refused (``float('1')`` and ``float(True)`` would accept them).
+    ``name`` (for the error) is a string or a function returning one, so
+    that a caller in a loop formats it only on an error."""
+    if type(value) is float and math.isfinite(value):
+        return value                                    # the common case
     if isinstance(value, (str, bytes, bool, np.bool_, complex,
                           np.complexfloating)):
-        raise TypeError(f'{name} must be a real number, not '
+        raise TypeError(f'{_label(name)} must be a real number, not '
                         f'{type(value).__name__} {value!r}.')
     try:
         number = float(value)
     except (TypeError, ValueError):
-        raise TypeError(f'{name} must be a real number, not '
+        raise TypeError(f'{_label(name)} must be a real number, not '
                         f'{type(value).__name__} {value!r}.') from None
     if not math.isfinite(number):
-        raise ValueError(f'{name} must be finite, got {value!r}.')
+        raise ValueError(f'{_label(name)} must be finite, got {value!r}.')
     return number
+
+
+def _label(name):
+    return name() if callable(name) else name
 
 
 def _real_array(name, values):

@@ -66,9 +66,9 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError
-from ._checks import (IMPLICIT_METHODS, _as_float, _check_impacts,
-                      _check_joint_friction, _check_max_step, _check_method,
-                      _check_t_eval, _check_t_span, _initial_state,
+from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
+                      _check_impacts, _check_joint_friction,
+                      _check_max_step, _check_method, _check_t_eval, _check_t_span, _initial_state,
                       _pack_constants, _specified_functions)
 from ._impacts import ImpactEngine, impact_outputs, run
 from ._integrators import integrate
@@ -349,6 +349,8 @@ def _kanes_method_of(model):
         raise TypeError(
             f'model must be a KanesMethod or a System, not '
             f'{type(model).__name__} {model!r}.')
+    if kane in _CACHE:
+        return kane         # its equations have been generated before
     try:
         kane.mass_matrix
     except (ValueError, AttributeError, TypeError):
@@ -642,7 +644,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         raise ValueError(f'rtol and atol must be positive, got rtol={rtol}, '
                          f'atol={atol}.')
     friction_items = _check_joint_friction(joint_friction)
-    impact_items = _check_impacts(impacts, kane, method, t0, t1)
+    impact_items = _check_impacts(impacts, method, t0, t1)
     friction_symbols = []
     for item in friction_items:
         friction_symbols.extend(item.symbols)
@@ -658,6 +660,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
 
     nm = _numeric_model(kane, friction_symbols, chosen,
                         strict=backend in ('compiled', 'numba'))
+    _check_impact_frames(impact_items, nm.frame)
     output_spec = nm.output_function(outputs) if outputs else None
     impact_spec = impact_outputs(nm, impact_items) if impact_items else None
     extra_constants = list(output_spec[4]) if output_spec else []

@@ -119,6 +119,22 @@ def dense(F, y_old, theta, out):
 
 
 @jit
+def samples_until(F, y_old, t_old, h, t_end, direction, t_eval, i_eval,
+                  out_t, out_y, n_out):
+    """Write the samples ``t_eval[i_eval:]`` up to and including
+    ``t_end`` (within the last step, from ``t_old`` over ``h``) by the
+    dense output into ``out_t[n_out:]``, ``out_y[n_out:]``; returns the
+    new ``(i_eval, n_out)``."""
+    while i_eval < t_eval.shape[0] and \
+            direction * (t_eval[i_eval] - t_end) <= 0.0:
+        dense(F, y_old, (t_eval[i_eval] - t_old) / h, out_y[n_out])
+        out_t[n_out] = t_eval[i_eval]
+        n_out += 1
+        i_eval += 1
+    return i_eval, n_out
+
+
+@jit
 def gaps(x, impact, row, out, g, k, per):
     """The impacts' gaps plus their offsets into ``g[:k]`` at the
     consistent input ``x`` (what the right-hand side left in it):
@@ -191,8 +207,11 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
         failed = False
         while True:
             if h_abs < min_step:
-                code = TOO_SMALL
+                # a step that cannot shrink further: it failed on an
+                # evaluation (its state is in stage) or on its error
+                code = FAILED if failed else TOO_SMALL
                 break
+            failed = False
             t_new = t + h_abs * direction
             if direction * (t_new - t_bound) > 0.0:
                 t_new = t_bound
@@ -204,9 +223,15 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                                     stage, x, fn, ints, floats)
             nfev += count
             if status != 0:
+                # an evaluation failed at a trial stage (too long a step
+                # can take it far from the solution, e.g. off the
+                # constraints' assembly): the step is rejected like one
+                # whose error is not finite
                 state[11] = t + C[count] * h
                 failed = True
-                break
+                h_abs *= MIN_FACTOR
+                rejected = True
+                continue
             for i in range(n):
                 y_new[i] = stage[i]     # the last stage: the step's end
             err5, err3 = 0.0, 0.0
@@ -239,10 +264,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                 factor = MIN_FACTOR
             h_abs *= factor
             rejected = True
-        if failed:
-            code = FAILED
-            break
-        if code == TOO_SMALL:
+        if code == FAILED or code == TOO_SMALL:
             break
         # the accepted step [t, t_new]: events at its end (x holds the
         # consistent input there, from the last evaluation)
@@ -286,12 +308,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             state[8] = nfev
             return EVENT
         if samples:
-            while i_eval < n_eval and \
-                    direction * (t_eval[i_eval] - t_new) <= 0.0:
-                dense(F, y_old, (t_eval[i_eval] - t) / h, out_y[n_out])
-                out_t[n_out] = t_eval[i_eval]
-                n_out += 1
-                i_eval += 1
+            i_eval, n_out = samples_until(F, y_old, t, h, t_new, direction,
+                                          t_eval, i_eval, out_t, out_y,
+                                          n_out)
         t = t_new
         for i in range(n):
             y[i] = y_new[i]
@@ -311,6 +330,26 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
+# event_value's compiled entry point (the same argument types for every
+# model), made at its first use by event_value_entry()
+_EVENT_VALUE = []
+
+
+def event_value_entry(*args):
+    """:func:`event_value` for repeated calls on arguments of the types of
+    ``args`` (its compiled entry point, :func:`.jit.entry_point`: no type
+    resolution per call, a third of a call's cost)."""
+    if not _EVENT_VALUE:
+        from .jit import entry_point
+        _EVENT_VALUE.append(entry_point(event_value, *args))
+    return _EVENT_VALUE[0]
+
+
+# whether load() has loaded the kernels (a flag: asking the dispatchers
+# for their signatures takes 0.1 ms)
+_LOADED = False
+
+
 def load(n, ints, floats, x, fn):
     """Load (on an installation's first use: compile) :func:`advance` and
     :func:`dense` for a state of size ``n`` and the right-hand side's
@@ -318,7 +357,8 @@ def load(n, ints, floats, x, fn):
     running them (the argument types are those of
     :func:`sympy_loads._integrators._kernel_dop853`; :func:`event_value`,
     needed only with impacts, is loaded at its first call)."""
-    if advance.signatures and dense.signatures:
+    global _LOADED
+    if _LOADED:
         return      # loaded: every model passes arrays of the same types
     from .jit import entry_point
     A, C, E3, E5, D = tableau()
@@ -328,3 +368,4 @@ def load(n, ints, floats, x, fn):
                 fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
                 vector, vector, ints64, vector, vector, vector, vector)
     entry_point(dense, matrix, vector, 0.0, vector)
+    _LOADED = bool(advance.signatures and dense.signatures)

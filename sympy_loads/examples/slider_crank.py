@@ -68,9 +68,14 @@ def _loads(slider_pathway, k, c, l0, q1, cb, A, N, torque):
     return spring.to_loads() + bearing.to_loads() + motor.to_loads()
 
 
-def build_model():
+def build_model(extra_loads=None):
     """Return a namespace with the ``KanesMethod`` (``kane``), symbols and
-    the energy and power expressions of the slider-crank."""
+    the energy and power expressions of the slider-crank.
+
+    ``extra_loads`` (optional) is a function ``extra_loads(points, frame)``
+    of the points ``(O, P, S)`` and the frame ``N`` returning more loads
+    for the equations of motion, e.g. the contact of a stop the slider
+    strikes (:class:`~sympy_loads.HuntCrossleyContact`)."""
     q1, q2, q3 = me.dynamicsymbols('q1, q2, q3')
     u1, u2, u3 = me.dynamicsymbols('u1, u2, u3')
     T = me.dynamicsymbols('T')
@@ -108,6 +113,8 @@ def build_model():
     bodies = [crank, rod, slider]
     pathway = me.LinearPathway(O, S)
     loads = _loads(pathway, k, c, l0, q1, cb, A, N, T)
+    if extra_loads is not None:
+        loads = loads + list(extra_loads((O, P, S), N))
 
     kane = me.KanesMethod(
         N, [q1], [u1], kd_eqs=[q1.diff(t) - u1, q2.diff(t) - u2,
