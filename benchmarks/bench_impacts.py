@@ -1,24 +1,34 @@
 """Rigid impacts against the compliant Hunt-Crossley contact they replace.
 
 Run: python benchmarks/bench_impacts.py [--repeat 20] [--bounces 5]
+     [--model ball|slider-crank|both]
 
-A ball (unit mass, g = 9.81) dropped from h = 1 m onto the floor, e = 0.8,
-simulated through ``--bounces`` impacts (default 5) to just past the apex
-of the last rebound:
+Two models, each simulated with rigid impacts and with the compliant
+contact at three stiffnesses:
 
-* rigid: ``simulate(..., impacts=[Impact(..., restitution=e_eff)])``;
-* compliant: ``HuntCrossleyContact`` with ``stiffness`` k = 1e5, 1e7 and
-  1e9 N/m^1.5 and ``damping_from_restitution(k, e, v0, model='hu-guo')``,
-  with DOP853 (simulate()'s default) and LSODA (a stiff integrator).
+* ``ball``: a ball (unit mass, g = 9.81) dropped from h = 1 m onto the
+  floor, e = 0.8, through ``--bounces`` impacts (default 5) to just past
+  the apex of the last rebound; the apex against the closed form
+  h e_eff^(2n);
+* ``slider-crank``: the slider-crank of ``sympy_loads.examples.slider_crank``
+  (no spring, damper or motor) started with the crank at 2 rad turning at
+  -8 rad/s, its slider striking a stop at x = 0.37 m once in 0.4 s; the
+  crank's speed at 0.4 s against the rigid run's.
 
-``e_eff`` is the restitution the hu-guo damping really produces
-(``effective_restitution``; 0.7992 for e = 0.8), so the difference between
-the two runs is the compliance alone. Printed: the apex height of the last
-rebound and its error against the rigid closed form h e_eff^(2n), the wall
-time of a run (code generated before the timings, best of ``--repeat``),
-and the speed-up of the rigid run over each compliant one. The goal of the
-issue "Rigid impacts": the rigid run at least 10x faster than the stiffest
-compliant one. Nothing here asserts a timing.
+Rigid: ``simulate(..., impacts=[Impact(..., restitution=e_eff)])``.
+Compliant: ``HuntCrossleyContact`` with ``stiffness`` k = 1e5, 1e7 and 1e9
+N/m^1.5 and ``damping_from_restitution(k, e, v0, model='hu-guo')`` (v0 the
+first impact's approach speed), with DOP853 (simulate()'s default) and
+LSODA (a stiff integrator). ``e_eff`` is the restitution the hu-guo
+damping really produces (``effective_restitution``; 0.7992 for e = 0.8),
+so the difference between the runs is the compliance alone.
+
+Printed per run: the compared quantity and its error, the wall time (code
+generated before the timings; best of ``--repeat`` rounds that alternate
+between the runs), the evaluations of the right-hand side and the
+speed-up of the rigid run. The goal of the issue "Rigid impacts": the
+rigid run at least 10x faster than the stiffest compliant one. Nothing
+here asserts a timing.
 """
 
 import argparse
@@ -30,6 +40,7 @@ import sympy.physics.mechanics as me
 from sympy_loads import (HuntCrossleyContact, Impact,
                          damping_from_restitution, effective_restitution,
                          hysteresis_factor, simulate)
+from sympy_loads.examples import slider_crank
 
 from _timing import interleaved_best
 
@@ -54,15 +65,11 @@ def ball(contact_stiffness=None):
     return kane, (y, v), (P, O, N)
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument('--repeat', type=int, default=20)
-    parser.add_argument('--bounces', type=int, default=5)
-    args = parser.parse_args(argv)
-
+def ball_runs(bounces):
+    """``(title, runs, exact, quantity)`` of the dropped ball."""
     e_eff = effective_restitution(float(hysteresis_factor(E, MODEL)))
     v1 = math.sqrt(2 * G * H)
-    n = args.bounces
+    n = bounces
     # closed form: impacts at t1, t1 + 2 e v1/g, ...; the n-th apex
     apex = (math.sqrt(2 * H / G) + 2 * v1 / G * sum(
         e_eff ** k for k in range(1, n)) + e_eff ** n * v1 / G)
@@ -70,7 +77,6 @@ def main(argv=None):
     window = np.linspace(apex - half, apex + half, 401)
     end = apex + half
     exact = H * e_eff ** (2 * n)
-    rows = []
 
     kane, (y, v), (P, O, N) = ball()
     floor = Impact(P, O, N.y, N, restitution=e_eff)
@@ -87,23 +93,99 @@ def main(argv=None):
                                 t_eval=window, method=method, rtol=1e-10,
                                 atol=1e-12)
             runs[f'Hunt-Crossley k = {k:.0e} ({method})'] = compliant
+    title = (f'ball dropped from {H} m, e = {E} ({MODEL} damping; effective '
+             f'e = {e_eff:.6f}), {n} bounces, apex of the last '
+             f'{exact:.9f} m')
+    return title, runs, exact, ('apex [m]', lambda r: r.q[:, 0].max())
+
+
+STOP, CRANK_START, CRANK_SPEED, SPAN = 0.37, 2.0, -8.0, 0.4
+
+
+def slider_crank_model(contact_stiffness=None, approach_speed=None):
+    """The slider-crank (no spring, damper or motor) and its stop: an
+    ``Impact`` (rigid) or a ``HuntCrossleyContact`` among its loads."""
+    def stop_contact(points, N):
+        O, _, S = points
+        stop = O.locatenew('stop', STOP * N.x)
+        c = damping_from_restitution(contact_stiffness, E, approach_speed,
+                                     model=MODEL)
+        return HuntCrossleyContact(S, stop, -N.x, N,
+                                   stiffness=contact_stiffness,
+                                   damping=c).to_loads()
+    model = slider_crank.build_model(
+        None if contact_stiffness is None else stop_contact)
+    q1, q2, q3 = model.q
+    initial = {q1: CRANK_START, q2: 0.0, q3: 0.25, model.u[0]: CRANK_SPEED}
+    constants = slider_crank.constants_of(model, k=0.0, c=0.0, cb=0.0)
+
+    def run(**options):
+        return simulate(model.kane, (0, SPAN), initial, constants,
+                        specified={model.torque: 0.0},
+                        t_eval=np.linspace(0, SPAN, 401), rtol=1e-10,
+                        atol=1e-12, **options)
+    return model, run
+
+
+def slider_crank_runs():
+    """``(title, runs, exact, quantity)`` of the slider-crank's stop."""
+    e_eff = effective_restitution(float(hysteresis_factor(E, MODEL)))
+    model, run = slider_crank_model()
+    O, _, S = model.points
+    N = model.frame
+    stop = Impact(S, O.locatenew('stop', STOP * N.x), -N.x, N,
+                  restitution=e_eff, name='stop')
+
+    def rigid():
+        return run(impacts=[stop])
+    reference = rigid()
+    approach = -reference.impacts[0].normal_speed_before
+    runs = {'rigid Impact (DOP853)': rigid}
+    for k in (1e5, 1e7, 1e9):
+        _, run_c = slider_crank_model(k, approach)
+        for method in ('DOP853', 'LSODA'):
+            runs[f'Hunt-Crossley k = {k:.0e} ({method})'] = (
+                lambda run_c=run_c, method=method: run_c(method=method))
+    title = (f'slider-crank striking a stop, e = {E} ({MODEL} damping; '
+             f'effective e = {e_eff:.6f}), {len(reference.impacts)} '
+             f'impact(s) in {SPAN} s, crank speed at {SPAN} s '
+             f'{reference.u[-1, 0]:.9f} rad/s (rigid)')
+    return title, runs, reference.u[-1, 0], ('u1 [rad/s]', lambda r:
+                                              r.u[-1, 0])
+
+
+def report(title, runs, exact, quantity, repeat):
+    label, value_of = quantity
     for run in runs.values():
         run()                                # code generation
     # alternating rounds: a drifting machine slows every run alike
     timings = interleaved_best({name: (run, 1) for name, run in
-                                runs.items()}, args.repeat)
-    rows = [(name, seconds, result.q[:, 0].max(), result.nfev)
+                                runs.items()}, repeat)
+    rows = [(name, seconds, value_of(result), result.nfev)
             for name, (seconds, result) in timings.items()]
-
     rigid_seconds = rows[0][1]
-    print(f'ball dropped from {H} m, e = {E} ({MODEL} damping; effective '
-          f'e = {e_eff:.6f}), {n} bounces, apex of the last {exact:.9f} m')
-    print(f'{"run":<36} {"apex [m]":>12} {"error":>9} {"time":>10} '
+    print(title)
+    print(f'{"run":<36} {label:>12} {"error":>9} {"time":>10} '
           f'{"nfev":>8} {"rigid faster":>12}')
-    for name, seconds, height, nfev in rows:
-        print(f'{name:<36} {height:12.9f} {abs(height - exact):9.2e} '
+    for name, seconds, value, nfev in rows:
+        print(f'{name:<36} {value:12.9f} {abs(value - exact):9.2e} '
               f'{1e3 * seconds:8.2f}ms {nfev:8d} '
               f'{seconds / rigid_seconds:11.1f}x')
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument('--repeat', type=int, default=20)
+    parser.add_argument('--bounces', type=int, default=5)
+    parser.add_argument('--model', default='both',
+                        choices=('ball', 'slider-crank', 'both'))
+    args = parser.parse_args(argv)
+    if args.model in ('ball', 'both'):
+        report(*ball_runs(args.bounces), args.repeat)
+    if args.model == 'both':
+        print()
+    if args.model in ('slider-crank', 'both'):
+        report(*slider_crank_runs(), args.repeat)
 
 
 if __name__ == '__main__':

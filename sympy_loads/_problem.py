@@ -484,7 +484,8 @@ class Problem:
         X[:, 0] = times
         if self.spec_functions:
             X[:, self.slices[3]] = np.column_stack(
-                [[f(t) for t in times] for f in self.spec_functions]
+                [np.full(n, f.value) if isinstance(f, ConstantInput) else
+                 [f(t) for t in times] for f in self.spec_functions]
                 + [np.zeros(n)] * self.n_friction)
         if self.compiled and n:
             out = np.empty((n, self.nq + self.nu + 2))

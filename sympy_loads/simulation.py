@@ -393,12 +393,25 @@ _SOLVERS = weakref.WeakKeyDictionary()
 _SOLVED = weakref.WeakSet()
 
 
+# numeric model -> the constants in its configuration constraints
+_CONSTRAINT_CONSTANTS = weakref.WeakKeyDictionary()
+
+
+def _constraint_constants(nm):
+    """The constants in ``nm``'s configuration constraints, sorted (found
+    once per model)."""
+    if nm not in _CONSTRAINT_CONSTANTS:
+        _CONSTRAINT_CONSTANTS[nm] = sorted(nm.f_h.free_symbols - {_TIME},
+                                           key=_symbol_key)
+    return _CONSTRAINT_CONSTANTS[nm]
+
+
 def _constraint_solver(kane, nm, constants_mapping, options):
     """Return the :class:`HolonomicConstraintSolver` of the model, cached
     per model, values of the constants in its constraints and options (its
     numeric code, compiled by numba when available, is generated once)."""
     from .constraints import HolonomicConstraintSolver
-    used = sorted(nm.f_h.free_symbols - {_TIME}, key=_symbol_key)
+    used = _constraint_constants(nm)
     values = {s: constants_mapping[s] for s in used}
     key = (tuple(values.items()), tuple(sorted(options.items())))
     per_model = _SOLVERS.setdefault(kane, {})

@@ -368,6 +368,50 @@ def test_compliant_contact_converges_to_the_rigid_rebound():
     assert errors[2] < errors[0] / 10
 
 
+def test_compliant_stop_of_a_slider_crank_converges_to_the_rigid_one():
+    """The slider-crank's stop as a Hunt-Crossley contact (a load of the
+    closed-loop model, built with slider_crank.build_model's extra_loads):
+    the crank speed after the impact approaches the rigid run's as the
+    stiffness grows. The softest contact is also run with LSODA: with
+    DOP853 a trial stage of a step into the contact lands far off the
+    loop's assembly, where the dependent coordinates cannot be solved;
+    that evaluation must reject the step, not end the run."""
+    e, model_name, span = 0.8, 'hu-guo', 0.4
+    e_eff = effective_restitution(float(hysteresis_factor(e, model_name)))
+    model, impact, constants, initial = slider_crank_with_stop(e_eff)
+    rigid = simulate(model.kane, (0, span), initial, constants,
+                     specified={model.torque: 0.0}, impacts=[impact],
+                     t_eval=[span], rtol=1e-10, atol=1e-12)
+    assert len(rigid.impacts) == 1
+    approach = -rigid.impacts[0].normal_speed_before
+    errors = []
+    for k in (1e5, 1e7, 1e9):
+        def stop(points, N, k=k):
+            O, _, S = points
+            return HuntCrossleyContact(
+                S, O.locatenew('stop', 0.37 * N.x), -N.x, N, stiffness=k,
+                damping=damping_from_restitution(
+                    k, e, approach, model=model_name)).to_loads()
+        compliant = slider_crank.build_model(stop)
+        q1, q2, q3 = compliant.q
+        options = dict(specified={compliant.torque: 0.0}, t_eval=[span],
+                       rtol=1e-10, atol=1e-12)
+        start = {q1: 2.0, q2: 0.0, q3: 0.25, compliant.u[0]: -8.0}
+        constants_c = slider_crank.constants_of(compliant, k=0.0, c=0.0,
+                                                cb=0.0)
+        res = simulate(compliant.kane, (0, span), start, constants_c,
+                       **options)
+        assert res.success
+        assert res.constraint_residual[-1] <= 1e-9
+        if k == 1e5:
+            lsoda = simulate(compliant.kane, (0, span), start, constants_c,
+                             method='LSODA', **options)
+            assert res.u[-1, 0] == pytest.approx(lsoda.u[-1, 0], abs=1e-6)
+        errors.append(abs(res.u[-1, 0] - rigid.u[-1, 0]))
+    assert errors[0] > errors[1] > errors[2]
+    assert errors[2] < 5e-3 * abs(rigid.u[-1, 0])
+
+
 # -- bad input ---------------------------------------------------------------
 
 def test_impact_arguments_are_checked():
