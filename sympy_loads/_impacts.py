@@ -2,11 +2,12 @@
 :mod:`sympy_loads.impacts` for the law and the public class).
 
 :func:`run` integrates from impact to impact: each :class:`Impact` becomes
-a terminal event (its gap crossing zero downwards), located by the
-compiled DOP853 stepping (:func:`._integrators.integrate`) or by SciPy's
-``solve_ivp`` where the right-hand side calls Python; at an event
-:class:`ImpactEngine` applies the jump of the speeds and the integration
-restarts from the new state. The jump is
+an event (its gap crossing zero downwards) at which
+:meth:`ImpactEngine.resolve` applies the jump of the speeds. The compiled
+DOP853 stepping (:func:`._integrators.integrate`) locates it and goes on
+from the new state with its last step size within one run; SciPy's
+``solve_ivp`` (where the right-hand side calls Python) ends at it as a
+terminal event and :func:`run` restarts it from the new state. The jump is
 computed numerically from the model's generated functions: the mass matrix
 ``M`` (the unconstrained one where there are dependent speeds), the
 velocity constraints ``K u + k = 0`` and, generated once per set of
@@ -37,6 +38,8 @@ __all__ = []
 MAX_IMPACTS = 100_000
 # sequential impulses at one instant (simultaneous contacts) per impact
 MAX_SEQUENTIAL = 100
+# records of impacts resolved in compiled code per return to Python
+KERNEL_RECORDS = 64
 
 
 def _simulation_error(message, **details):
@@ -188,6 +191,40 @@ class ImpactEngine:
         return (np.array([function.address, function.data],
                          dtype=np.int64), row, np.empty(function.n_out),
                 self.kernel_gaps(t, y), k, 3 + 2 * self.nu)
+
+    def kernel_limits(self):
+        """``limits`` of :func:`._numeric.dop853.strike`: the contact
+        tolerance, then per impact its rest speed (NaN for none), relative
+        rest speed, largest approach speed so far and impacts so far."""
+        rest = [math.nan if impact.rest_speed is None else
+                float(impact.rest_speed) for impact in self.impacts]
+        relative = [impact.RELATIVE_REST_SPEED for impact in self.impacts]
+        return np.concatenate([[self.tolerance], rest, relative,
+                               self.largest, self.count]).astype(float)
+
+    def kernel_records(self):
+        """A buffer for the records of the impacts resolved in compiled
+        code, one row per impact: ``[t, index, normal speed before, after,
+        impulse, u before (nu), u after (nu)]``; no more rows than impacts
+        left before :data:`MAX_IMPACTS` (the next one is Python's, which
+        stops the run)."""
+        rows = max(0, min(KERNEL_RECORDS, MAX_IMPACTS - len(self.records)))
+        return np.empty((rows, 5 + 2 * self.nu))
+
+    def absorb(self, records, n, limits, g):
+        """Take the first ``n`` rows of ``records``, the counts and
+        largest speeds in ``limits`` and the offsets in ``g`` from the
+        compiled stepping; returns the buffer for its next records."""
+        k, nu = len(self.impacts), self.nu
+        for row in records[:n]:
+            self.records.append((float(row[0]), int(row[1]),
+                                 float(row[2]), float(row[3]),
+                                 float(row[4]), tuple(row[5:5 + nu]),
+                                 tuple(row[5 + nu:5 + 2 * nu])))
+        self.largest[:] = limits[1 + 2 * k:1 + 3 * k]
+        self.count[:] = limits[1 + 3 * k:1 + 4 * k]
+        self.offsets = g[k:].copy()
+        return self.kernel_records()
 
     def kernel_gaps(self, t, y):
         """``g = [gaps at (t, y) plus offsets, offsets]`` (see

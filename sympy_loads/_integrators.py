@@ -150,14 +150,18 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     out_t, out_y = np.empty(capacity), np.empty((capacity, n))
     if impacts is not None:
         impact, row, out, g, k, per = impacts.kernel_arguments(t0, y)
+        limits, records = impacts.kernel_limits(), impacts.kernel_records()
     else:
         impact, row, out = np.zeros(2, dtype=np.int64), np.zeros(1), \
             np.zeros(1)
         g, k, per = np.zeros(0), 0, 0
+        limits, records = np.zeros(1), np.zeros((0, 1))
     g_new = g.copy()
+    # impacts resolved in compiled code where they can be (state[15])
     state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0,
                       1 if first_step is not None else 2, t0,
-                      direction, np.nan, k, per])
+                      direction, np.nan, k, per, 0,
+                      1 if resolve is not None and k else 0])
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
@@ -184,8 +188,12 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         out_t, out_y = buffers
         code = kernel.advance(state, y, f, samples, out_t, out_y, x, fn,
                               ints, floats, A, C, E3, E5, D, K, F, y_old,
-                              y_new, stage, impact, row, out, g, g_new)
+                              y_new, stage, impact, row, out, g, g_new,
+                              limits, records)
         written = int(state[7])
+        if state[14]:
+            records = impacts.absorb(records, int(state[14]), limits, g)
+            state[14] = 0
         if code == kernel.EVENT:
             t_hit, i_hit, y_hit = _locate(kernel, state, g, g_new, k, F,
                                           y_old, stage, x, fn, ints,
@@ -209,6 +217,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                     y[:] = y_after
                     f[:] = fun(t_hit, y)
                     g[:] = impacts.kernel_gaps(t_hit, y)
+                    limits[:] = impacts.kernel_limits()
+                    records = impacts.kernel_records()
                     state[0], state[7] = t_hit, written
                     state[8] += 1
                     continue

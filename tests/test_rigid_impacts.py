@@ -88,6 +88,65 @@ def test_ball_samples_before_and_after_each_impact():
     assert res.q[:, 0].min() >= 0.1 - 1e-12
 
 
+def test_many_impacts_in_compiled_code_match_the_closed_form():
+    """Eighty bounces (more than the compiled stepping records between
+    returns to Python, 64): every impact time and rebound speed of the
+    closed form, with and without t_eval."""
+    h, e, n = 1.0, 0.9, 80
+    kane, impact, (y, v), constants = ball(e)
+    times, apexes = bounces(h, e, n)
+    end = apexes[-1] + 0.5 * (apexes[-1] - times[-1])   # before the next
+    for t_eval in (None, apexes[-3:]):
+        res = simulate(kane, (0, end), {y: h, v: 0.0}, constants,
+                       impacts=[impact], t_eval=t_eval, rtol=1e-10,
+                       atol=1e-12)
+        assert res.success and len(res.impacts) == n
+        hit_times = np.array([r.time for r in res.impacts])
+        assert np.max(np.abs(hit_times - times)) < 1e-8
+        after = np.array([r.normal_speed_after for r in res.impacts])
+        speeds = math.sqrt(2 * G * h) * e ** np.arange(1, n + 1)
+        assert np.max(np.abs(after - speeds)) < 1e-8
+        if t_eval is None:
+            # each impact sampled twice: before and after the jump
+            for record in res.impacts[::10]:
+                at = np.nonzero(res.t == record.time)[0]
+                assert len(at) == 2
+                assert res.u[at[0], 0] == pytest.approx(
+                    record.normal_speed_before, rel=1e-12)
+                assert res.u[at[1], 0] == pytest.approx(
+                    record.normal_speed_after, rel=1e-12)
+        else:
+            heights = h * e ** (2 * np.arange(n - 2, n + 1))
+            assert np.max(np.abs(res.q[:, 0] - heights)) < 1e-8
+
+
+@pytest.mark.parametrize('case', ['ball', 'slider-crank'])
+def test_compiled_and_python_impacts_agree(case):
+    """The impacts resolved in compiled code (the default DOP853 on the
+    compiled back end) against the same run with the NumPy back end, whose
+    impacts SciPy's solve_ivp locates and Python resolves."""
+    if case == 'ball':
+        kane, impact, (y, v), constants = ball(0.8)
+        args = (kane, (0, 2.0), {y: 1.0, v: 0.0}, constants)
+        options = {}
+    else:
+        model, impact, constants, initial = slider_crank_with_stop(0.7)
+        args = (model.kane, (0, 0.4), initial, constants)
+        options = {'specified': {model.torque: 0.0}}
+    runs = [simulate(*args, impacts=[impact], backend=backend,
+                     t_eval=np.linspace(0, args[1][1], 41), rtol=1e-10,
+                     atol=1e-12, **options)
+            for backend in ('compiled', 'numpy')]
+    compiled, python = runs
+    assert len(compiled.impacts) == len(python.impacts) >= 1
+    for a, b in zip(compiled.impacts, python.impacts):
+        assert a.index == b.index
+        assert a.time == pytest.approx(b.time, abs=1e-9)
+        assert a.impulse == pytest.approx(b.impulse, rel=1e-7)
+        assert np.allclose(a.u_after, b.u_after, rtol=1e-7, atol=1e-9)
+    assert np.max(np.abs(compiled.y - python.y)) < 1e-7
+
+
 def test_accumulating_impacts_stop_with_the_time_and_count():
     h, e = 1.0, 0.8
     kane, impact, (y, v), constants = ball(e)

@@ -13,8 +13,23 @@ the loop runs: here the stages call the compiled right-hand side
 evaluation's Python call; a run returns to Python only when it ends, when
 an impact's gap changes sign within a step (Python then locates the root
 on the dense output, see :func:`event_value`), every ``PAUSE_STEPS`` steps
-(so a long run stays interruptible), or when an evaluation fails (the
-diagnosing path then reports why).
+(so a long run stays interruptible), or when an evaluation fails at a step
+that cannot shrink further (the diagnosing path then reports why).
+
+One departure from ``solve_ivp``: an evaluation that fails at a trial
+stage (the dependent coordinates cannot be solved there, or the
+derivatives are not finite) rejects the step, which is retried at a fifth
+of its size, as a step whose error estimate is not finite already is.
+``solve_ivp`` would stop at the exception; but a long step into a stiff
+contact can put a trial stage far from the solution, e.g. off a closed
+loop's assembly, which is no failure of the solution itself.
+
+Impacts: where :func:`strike` can (one contact struck alone, clearly
+approaching and leaving, room for its record), the impact is located (the
+root of its gap on the dense output, by Brent's method [Brent1973]_) and
+its jump applied (:mod:`.jump`) without returning to Python; every other
+case returns EVENT, and Python resolves it
+(:class:`sympy_loads._impacts.ImpactEngine`).
 
 The Butcher tableau is SciPy's (``scipy.integrate._ivp.dop853_coefficients``,
 Hairer's published coefficients); it is passed in as arrays.
@@ -37,11 +52,16 @@ index  meaning
 10     direction of integration (1 or -1)
 11     the time of a failed evaluation (its state is in ``stage``)
 12     number of impacts, 13: outputs per impact in the impact function
+14     impacts resolved in compiled code (:func:`strike`) and recorded
+15     nonzero: resolve impacts in compiled code where :func:`strike` can
 =====  ================================================================
 
 .. [Hairer1993] E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary
    Differential Equations I: Nonstiff Problems, 2nd ed., Springer, 1993,
    sec. II.5 (DOP853) and II.6 (dense output).
+.. [Brent1973] R. P. Brent, Algorithms for Minimization without
+   Derivatives, Prentice-Hall, 1973, ch. 4 (the zero of a function:
+   bisection safeguarding secant and inverse quadratic interpolation).
 """
 
 import functools
@@ -50,6 +70,7 @@ import math
 import numpy as np
 
 from .jit import call, jit
+from .jump import impact_jump
 from .rhs import rhs_packed
 
 __all__ = []
@@ -62,6 +83,9 @@ PAUSE_STEPS = 20_000
 N_STAGES, N_EXTENDED = 12, 16
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
 ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
+EPS = np.finfo(np.float64).eps
+# iterations of Brent's method (it converges in far fewer)
+ROOT_ITERATIONS = 200
 
 
 @functools.lru_cache(maxsize=None)
@@ -154,20 +178,215 @@ def event_value(t, i, state, F, y_old, stage, x, fn, ints, floats, impact,
     """Impact ``i``'s gap plus its offset on the dense output of the last
     step at ``t`` (NaN where the dependent coordinates cannot be
     solved)."""
-    h = state[0] - state[9]
-    dense(F, y_old, (t - state[9]) / h, stage)
+    return _gap_at(t, i, state[9], state[0] - state[9], F, y_old, stage, x,
+                   fn, ints, floats, impact, row, out, g, int(state[12]),
+                   int(state[13]))
+
+
+@jit
+def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
+            row, out, g, k, per):
+    """:func:`event_value` on the step from ``t_old`` over ``h``."""
+    dense(F, y_old, (t - t_old) / h, stage)
     ydot = np.empty(stage.shape[0])
     if rhs_packed(t, stage, x, fn, ints, floats, ydot) != 0:
         return np.nan
-    k, per = int(state[12]), int(state[13])
     gaps(x, impact, row, out, g, k, per)
     return g[i]
 
 
 @jit
+def event_root(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
+               row, out, g, k, per):
+    """The root of impact ``i``'s gap (plus offset) on the dense output of
+    the step from ``t_old`` over ``h``, where it falls from >= 0 to <= 0,
+    by Brent's method [Brent1973]_ to ``solve_ivp``'s tolerance (about
+    four rounding units); NaN where an evaluation fails or the gap does
+    not change sign. SciPy's ``brentq`` cannot be called from compiled
+    code without a C callback; the Python path of the impacts
+    (:func:`sympy_loads._integrators._locate`) uses it."""
+    a, b = t_old, t_old + h
+    fa = _gap_at(a, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+                 impact, row, out, g, k, per)
+    fb = _gap_at(b, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+                 impact, row, out, g, k, per)
+    if not (math.isfinite(fa) and math.isfinite(fb)) or fa * fb > 0.0:
+        return np.nan
+    if fa == 0.0:
+        return a
+    c, fc = a, fa
+    d = e = b - a
+    for _ in range(ROOT_ITERATIONS):
+        if fb * fc > 0.0:
+            c, fc = a, fa
+            d = e = b - a
+        if abs(fc) < abs(fb):
+            a, b, c = b, c, b
+            fa, fb, fc = fb, fc, fb
+        tolerance = 2.0 * EPS * abs(b) + 2.0 * EPS
+        middle = 0.5 * (c - b)
+        if abs(middle) <= tolerance or fb == 0.0:
+            return b
+        if abs(e) >= tolerance and abs(fa) > abs(fb):
+            s = fb / fa
+            if a == c:                  # secant
+                p = 2.0 * middle * s
+                q = 1.0 - s
+            else:                       # inverse quadratic interpolation
+                q = fa / fc
+                r = fb / fc
+                p = s * (2.0 * middle * q * (q - r) - (b - a) * (r - 1.0))
+                q = (q - 1.0) * (r - 1.0) * (s - 1.0)
+            if p > 0.0:
+                q = -q
+            else:
+                p = -p
+            if 2.0 * p < min(3.0 * middle * q - abs(tolerance * q),
+                             abs(e * q)):
+                e = d
+                d = p / q
+            else:                       # bisection
+                d = middle
+                e = d
+        else:
+            d = middle
+            e = d
+        a, fa = b, fb
+        b += d if abs(d) > tolerance else math.copysign(tolerance, middle)
+        fb = _gap_at(b, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+                     impact, row, out, g, k, per)
+        if not math.isfinite(fb):
+            return np.nan
+    return np.nan
+
+
+@jit
+def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
+           floats, impact, row, out, g, g_new, k, per, limits, records,
+           n_records):
+    """Resolve the impact within the accepted step from ``t_old`` over
+    ``h`` (``g`` at its start, ``g_new`` at its end ``t_new``) in compiled
+    code when it is the simple case: one contact due, approaching faster
+    than its thresholds, struck alone and leaving the plane, no other
+    contact due after it, room for its record. Returns the impact's time;
+    then ``y`` and ``f`` hold the state after it and its derivative,
+    ``y_hit`` the state before, ``g`` the gaps after (with new offsets),
+    and row ``n_records`` of ``records`` the record ``[t, index, normal
+    speed before, after, impulse, u before (nu), u after (nu)]``. Returns
+    NaN, leaving ``y``, ``f``, ``g`` and ``g_new`` as they were, for every
+    other case, which :class:`sympy_loads._impacts.ImpactEngine` resolves.
+
+    ``limits = [contact tolerance, then per impact: rest speed (NaN for
+    none), relative rest speed, largest approach speed so far, impacts so
+    far]`` (the last two updated here)."""
+    if n_records >= records.shape[0]:
+        return np.nan
+    work = np.empty(2 * k)
+    for i in range(k):
+        work[k + i] = g[k + i]
+    t_hit = np.inf
+    for i in range(k):
+        if g[i] >= 0.0 and g_new[i] <= 0.0:
+            root = event_root(i, t_old, h, F, y_old, stage, x, fn, ints,
+                              floats, impact, row, out, work, k, per)
+            if not math.isfinite(root):
+                return np.nan
+            t_hit = min(t_hit, root)
+    if not math.isfinite(t_hit):
+        return np.nan
+    # the consistent state at the hit and the impacts' outputs there
+    n = y.shape[0]
+    dense(F, y_old, (t_hit - t_old) / h, y_hit)
+    ydot = np.empty(n)
+    if rhs_packed(t_hit, y_hit, x, fn, ints, floats, ydot) != 0:
+        return np.nan
+    raw = np.zeros(2 * k)       # the gaps without offsets
+    gaps(x, impact, row, out, raw, k, per)
+    largest = 1.0
+    for i in range(k):
+        largest = max(largest, limits[1 + 2 * k + i])
+    floor = 1e-12 * largest
+    tolerance = limits[0]
+    due = -1
+    for i in range(k):
+        if raw[i] <= tolerance and out[i * per + 1] < -floor:
+            if due >= 0:
+                return np.nan   # simultaneous contacts
+            due = i
+    if due < 0:
+        return np.nan
+    base = due * per
+    approach = -out[base + 1]
+    rest, relative = limits[1 + due], limits[1 + k + due]
+    count, biggest = limits[1 + 3 * k + due], limits[1 + 2 * k + due]
+    if math.isfinite(rest):
+        if approach <= rest:
+            return np.nan
+    elif count > 0.0 and approach <= relative * biggest:
+        return np.nan
+    dims = ints[:6]
+    nq, nu, nqd = dims[0], dims[1], dims[3]
+    idx = ints[6:6 + nqd + nu]
+    eom_size = ints[6 + nqd + nu + 1]
+    law = out[base + 3:base + 3 + nu].copy()
+    w = out[base + 3 + nu:base + 3 + 2 * nu].copy()
+    du = np.empty(nu)
+    P = impact_jump(x, fn, dims, idx, eom_size, law, w, out[base + 2],
+                    out[base + 1], du)
+    if not math.isfinite(P):
+        return np.nan
+    u_before = x[1 + nq:1 + nq + nu].copy()
+    for a in range(nu):
+        x[1 + nq + a] = u_before[a] + du[a]
+    after = np.zeros(2 * k)
+    gaps(x, impact, row, out, after, k, per)
+    vn_after = out[base + 1]
+    if not vn_after > relative * approach:
+        return np.nan           # perhaps pressing into the plane
+    largest = max(largest, approach)
+    for i in range(k):
+        if i != due and after[i] <= tolerance and                 out[i * per + 1] < -1e-12 * largest:
+            return np.nan       # another contact struck in turn
+    u_after = x[1 + nq:1 + nq + nu].copy()
+    # the state after (a partitioned one holds the independent speeds)
+    # and its derivative
+    y_after = np.empty(n)
+    scale = 1.0
+    for i in range(nq):
+        y_after[i] = x[1 + i]
+        scale = max(scale, abs(x[1 + i]))
+    if ints[6 + nqd + nu] != 0:
+        for j in range(n - nq):
+            y_after[nq + j] = u_after[idx[nqd + j]]
+    else:
+        for a in range(nu):
+            y_after[nq + a] = u_after[a]
+    f_after = np.empty(n)
+    if rhs_packed(t_hit, y_after, x, fn, ints, floats, f_after) != 0:
+        return np.nan
+    # commit: the record, the state after, the offsets
+    record = records[n_records]
+    record[0], record[1], record[2] = t_hit, due, -approach
+    record[3], record[4] = vn_after, P
+    for a in range(nu):
+        record[5 + a] = u_before[a]
+        record[5 + nu + a] = u_after[a]
+    limits[1 + 2 * k + due] = max(biggest, approach)
+    limits[1 + 3 * k + due] = count + 1.0
+    for i in range(n):
+        y[i] = y_after[i]
+        f[i] = f_after[i]
+    tiny = 64.0 * EPS * scale
+    for i in range(k):
+        g[k + i] = max(0.0, -after[i]) + tiny
+        g[i] = after[i] + g[k + i]
+    return t_hit
+
+
+@jit
 def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             E3, E5, D, K, F, y_old, y_new, stage, impact, row, out, g,
-            g_new):
+            g_new, limits, records):
     """Step from ``(state[0], y)`` (``f`` = the derivative there) towards
     ``state[2]``; returns one of the codes above. Samples: the points of
     ``t_eval`` passed (by the dense output) or, when ``t_eval`` is empty,
@@ -175,7 +394,12 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     full). Impacts (``state[12] > 0``): ``g[:k]`` holds the gaps at
     ``y``; a step at whose end one of them has fallen to zero or below
     returns EVENT with its dense output in ``F`` and ``y_old``, ``y`` and
-    ``f`` left at the step's start and ``g_new`` at its end."""
+    ``f`` left at the step's start and ``g_new`` at its end, unless
+    ``state[15]`` is nonzero and :func:`strike` resolves the impact here
+    (``limits`` and ``records`` are its; ``state[14]`` counts the records
+    written): the stepping then goes on from the state after it, and
+    without ``t_eval`` the impact's time is sampled twice, before and
+    after."""
     n = y.shape[0]
     t, h_abs, t_bound = state[0], state[1], state[2]
     rtol, atol, max_step = state[3], state[4], state[5]
@@ -299,6 +523,26 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
             state[9] = t
+        if active and state[15] != 0.0 and (n_eval > 0
+                                            or n_out + 2 <= capacity):
+            t_hit = strike(t, h, t_new, y, f, F, y_old, y_new, stage, x,
+                           fn, ints, floats, impact, row, out, g, g_new, k,
+                           per, limits, records, int(state[14]))
+            if math.isfinite(t_hit):
+                state[14] += 1
+                nfev += 1           # the derivative after the impact
+                i_eval, n_out = samples_until(F, y_old, t, h, t_hit,
+                                              direction, t_eval, i_eval,
+                                              out_t, out_y, n_out)
+                if n_eval == 0:
+                    out_t[n_out] = t_hit
+                    out_t[n_out + 1] = t_hit
+                    for i in range(n):
+                        out_y[n_out, i] = y_new[i]     # before
+                        out_y[n_out + 1, i] = y[i]     # after
+                    n_out += 2
+                t = t_hit
+                continue
         if active:
             # Python finds the root; y and f stay at the step's start
             state[0] = t_new     # the end of the step (for event_value)
@@ -366,6 +610,7 @@ def load(n, ints, floats, x, fn):
     ints64 = np.zeros(2, dtype=np.int64)
     entry_point(advance, vector, vector, vector, vector, vector, matrix, x,
                 fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
-                vector, vector, ints64, vector, vector, vector, vector)
+                vector, vector, ints64, vector, vector, vector, vector,
+                vector, matrix)
     entry_point(dense, matrix, vector, 0.0, vector)
     _LOADED = bool(advance.signatures and dense.signatures)

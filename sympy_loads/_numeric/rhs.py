@@ -121,6 +121,33 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
 
 
 @jit
+def speed_basis(x, fn, idx, nu, m, nqd, Kd, permd, Z):
+    """``Z = -K_d^-1 K_i`` (``m x (nu - m)``) at the state in ``x``, so
+    that the speeds on the velocity constraints are ``u_d = Z u_i + ...``;
+    ``K_d`` is left factored in ``Kd`` (row order in ``permd``). Returns
+    OK or VELOCITY_SINGULAR."""
+    ni = nu - m
+    uind = idx[nqd:nqd + ni]
+    udep = idx[nqd + ni:nqd + nu]
+    vel = np.empty(m * nu + m)
+    call(fn[2], fn[3], vel, x)
+    for i in range(m):
+        for j in range(m):
+            Kd[i, j] = vel[i * nu + udep[j]]
+    if not lu_factor(Kd, m, permd) >= VELOCITY_RATIO:
+        return VELOCITY_SINGULAR
+    column = np.empty(m)
+    sol = np.empty(m)
+    for k in range(ni):
+        for i in range(m):
+            column[i] = -vel[i * nu + uind[k]]
+        lu_solve(Kd, m, permd, column, sol)
+        for i in range(m):
+            Z[i, k] = sol[i]
+    return OK
+
+
+@jit
 def derivatives(x, fn, dims, idx, eom_size, out):
     """``q'`` and ``u'`` (all speeds) at the consistent state in ``x``,
     into ``out[:nq]`` and ``out[nq:]``; returns a status code."""
@@ -156,25 +183,13 @@ def derivatives(x, fn, dims, idx, eom_size, out):
         return OK
     uind = idx[nqd:nqd + ni]
     udep = idx[nqd + ni:nqd + nu]
-    vel = np.empty(m * nu + m)
-    call(fn[2], fn[3], vel, x)
     Kd = np.empty((m, m))
-    for i in range(m):
-        for j in range(m):
-            Kd[i, j] = vel[i * nu + udep[j]]
     permd = np.empty(m, dtype=np.int64)
-    if not lu_factor(Kd, m, permd) >= VELOCITY_RATIO:
-        return VELOCITY_SINGULAR
-    # Z = -Kd^-1 K_i (m x ni), d = -Kd^-1 g
     Z = np.empty((m, ni))
+    if speed_basis(x, fn, idx, nu, m, nqd, Kd, permd, Z) != OK:
+        return VELOCITY_SINGULAR
+    # d = -Kd^-1 g
     column = np.empty(m)
-    sol = np.empty(m)
-    for k in range(ni):
-        for i in range(m):
-            column[i] = -vel[i * nu + uind[k]]
-        lu_solve(Kd, m, permd, column, sol)
-        for i in range(m):
-            Z[i, k] = sol[i]
     for i in range(m):
         column[i] = -g[i]
     d = np.empty(m)
