@@ -85,7 +85,7 @@ def _pack_constants(nm, constants, extra=()):
                     f'constants: {key} is a specified input (a function of '
                     f'time); pass it with specified={{{key}: ...}}.')
             raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
-        values[key] = _as_float(f'constants[{key}]', value)
+        values[key] = _as_float(_entry('constants', key), value)
     needed = list(nm.constants) + list(extra)
     # the numeric model names some constants only by name (those it meets
     # first in SymEngine expressions, e.g. a length in a position vector),
@@ -138,7 +138,7 @@ def _specified_functions(nm, specified, t0):
             _as_float(f'specified[{symbol}]({t0})', check)
             functions.append(value)
         else:
-            number = _as_float(f'specified[{symbol}]', value)
+            number = _as_float(_entry('specified', symbol), value)
             functions.append(ConstantInput(number))
     unknown = [k for k in specified if k not in nm.specified]
     if unknown:
@@ -149,10 +149,11 @@ def _specified_functions(nm, specified, t0):
     return functions, missing
 
 
-def _item_name(symbol):
-    """The name of ``initial_conditions[symbol]``, formatted when an error
-    needs it (see :func:`._utils._as_float`)."""
-    return lambda: f'initial_conditions[{symbol}]'
+def _entry(mapping, key):
+    """The name of ``mapping[key]`` (e.g. ``constants[m]``) for an error
+    message, formatted only when one needs it (see
+    :func:`._utils._as_float`)."""
+    return lambda: f'{mapping}[{key}]'
 
 
 def _initial_state(nm, initial_conditions):
@@ -178,12 +179,14 @@ def _initial_state(nm, initial_conditions):
                 f'{[str(s) for s in nm.q + nm.u]}.')
         for i, s in enumerate(nm.q):
             if s in initial_conditions:
-                q0[i] = _as_float(_item_name(s), initial_conditions[s])
+                q0[i] = _as_float(_entry('initial_conditions', s),
+                                  initial_conditions[s])
             else:
                 missing.append(s)
         for i, s in enumerate(nm.u):
             if s in initial_conditions:
-                u0[i] = _as_float(_item_name(s), initial_conditions[s])
+                u0[i] = _as_float(_entry('initial_conditions', s),
+                                  initial_conditions[s])
             elif i not in set(nm.u_dep_idx):
                 missing.append(s)
         return q0, u0, missing
