@@ -155,7 +155,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         impact, row, out = np.zeros(2, dtype=np.int64), np.zeros(1), \
             np.zeros(1)
         g, k, per = np.zeros(0), 0, 0
-        limits, records = np.zeros(1), np.zeros((0, 1))
+        limits = records = None     # the stepping without strike()
     g_new = g.copy()
     # impacts resolved in compiled code where they can be (state[15])
     state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0,

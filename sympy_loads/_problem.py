@@ -132,9 +132,10 @@ class Problem:
 
     # -- the compiled path -------------------------------------------------
 
-    def warm_up(self, t, y):
+    def warm_up(self, t, y, impacts=False):
         """Call the compiled kernels once (numba loads them from its disk
-        cache, or compiles them on the first use of an installation)."""
+        cache, or compiles them on the first use of an installation);
+        ``impacts``: those of a run with impacts."""
         if not self.compiled:
             return
         start = time.perf_counter()
@@ -145,7 +146,8 @@ class Problem:
         self._compiled_derivatives(self.input_vector(t, q, u))
         if self.steppable:
             from ._numeric import dop853
-            dop853.load(self.state_size, *self.packed_arguments())
+            dop853.load(self.state_size, *self.packed_arguments(),
+                        impacts=impacts)
         self.kernel_seconds += time.perf_counter() - start
 
     def fast_rhs(self):

@@ -28,7 +28,7 @@ equal and opposite impulse). Where the model has dependent speeds, the
 impulse is taken in the independent ones with the constraint reactions
 eliminated, so the jump satisfies the velocity constraints. :func:`simulate`
 finds each impact with the integrator's event location, applies the jump
-and restarts the integration.
+and continues the integration from the new state.
 
 References
 ==========

@@ -525,7 +525,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         steps, dense output (``t_eval``) and event location (``impacts``)
         of ``solve_ivp``'s DOP853, with the stages calling the compiled
         model directly, which saves ``solve_ivp``'s Python work of about
-        0.1 ms per step. Elsewhere, without ``t_eval`` or ``impacts``, it
+        0.1 ms per step; it also resolves the simple impacts (one contact
+        struck alone) there, and where an evaluation fails at a trial
+        stage it retries the step smaller instead of stopping. Elsewhere, without ``t_eval`` or ``impacts``, it
         runs SciPy's compiled DOP853 (E. Hairer and G. Wanner's code, as
         ``scipy.integrate.ode``), and ``solve_ivp``'s otherwise. The three
         are the same method with the same error control, but the second's
@@ -534,9 +536,10 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         stretch its last step by up to 1 % beyond ``max_step`` to end at
         ``t_span[1]``). DOP853 suits non-stiff mechanisms; stiff ones
         (stiff springs and dampers) run several times faster with
-        ``'odeint'`` or ``'LSODA'`` (see ``benchmarks/bench_stiff.py``). The implicit methods (Radau, BDF)
-        get a Jacobian of the right-hand side by forward differences whose
-        columns for the dependent coordinates are exactly zero: in the
+        ``'odeint'`` or ``'LSODA'`` (see ``benchmarks/bench_stiff.py``).
+        The implicit methods (Radau, BDF) get a Jacobian of the
+        right-hand side by forward differences whose columns for the
+        dependent coordinates are exactly zero: in the
         integrator's state those are only Newton's starting guesses, and
         SciPy's own differences would enlarge their perturbation until
         Newton jumps to another assembly branch. Finite differences
@@ -601,7 +604,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         law): each is located by the integrator's event location (its gap
         reaching zero while the contact point approaches the plane), the
         speeds jump by the impulse, consistently with the velocity
-        constraints, and the integration restarts. A contact closer than
+        constraints, and the integration goes on from the new state. A
+        contact closer than
         :math:`\max(10\, \mathrm{atol}, 10^{-12})` at an impact and
         approaching is struck at the same instant (see
         :class:`~sympy_loads.Impact` for how simultaneous contacts are
@@ -736,7 +740,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     y0 = problem.pack(q0, u0)
     if engine:
         engine.check_start(t0, q0, u0)
-    problem.warm_up(t0, y0)
+    problem.warm_up(t0, y0, impacts=engine is not None)
     setup = time.perf_counter() - start
     _log_slow('loading the compiled kernels (numba compiles them once per '
               'installation)', problem.kernel_seconds)

@@ -69,7 +69,7 @@ import math
 
 import numpy as np
 
-from .jit import call, jit
+from .jit import call, inline, jit
 from .jump import impact_jump
 from .rhs import rhs_packed
 
@@ -183,7 +183,7 @@ def event_value(t, i, state, F, y_old, stage, x, fn, ints, floats, impact,
                    int(state[13]))
 
 
-@jit
+@inline
 def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
             row, out, g, k, per):
     """:func:`event_value` on the step from ``t_old`` over ``h``."""
@@ -195,7 +195,7 @@ def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
     return g[i]
 
 
-@jit
+@inline
 def event_root(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
                row, out, g, k, per):
     """The root of impact ``i``'s gap (plus offset) on the dense output of
@@ -260,7 +260,7 @@ def event_root(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
     return np.nan
 
 
-@jit
+@inline
 def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
            floats, impact, row, out, g, g_new, k, per, limits, records,
            n_records):
@@ -399,7 +399,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     (``limits`` and ``records`` are its; ``state[14]`` counts the records
     written): the stepping then goes on from the state after it, and
     without ``t_eval`` the impact's time is sampled twice, before and
-    after."""
+    after. Without impacts ``limits`` and ``records`` are None, and that
+    variant compiles without :func:`strike` (an installation's first use
+    then compiles the impacts' variant only when a run has impacts)."""
     n = y.shape[0]
     t, h_abs, t_bound = state[0], state[1], state[2]
     rtol, atol, max_step = state[3], state[4], state[5]
@@ -523,8 +525,10 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
             state[9] = t
-        if active and state[15] != 0.0 and (n_eval > 0
-                                            or n_out + 2 <= capacity):
+        # (without impacts limits is None: numba then prunes this branch,
+        # and the stepping compiles without strike())
+        if limits is not None and active and state[15] != 0.0 and (
+                n_eval > 0 or n_out + 2 <= capacity):
             t_hit = strike(t, h, t_new, y, f, F, y_old, y_new, stage, x,
                            fn, ints, floats, impact, row, out, g, g_new, k,
                            per, limits, records, int(state[14]))
@@ -589,28 +593,34 @@ def event_value_entry(*args):
     return _EVENT_VALUE[0]
 
 
-# whether load() has loaded the kernels (a flag: asking the dispatchers
-# for their signatures takes 0.1 ms)
-_LOADED = False
+# the variants load() has loaded: 'plain' and 'impacts' (a set: asking the
+# dispatchers for their signatures takes 0.1 ms)
+_LOADED = set()
 
 
-def load(n, ints, floats, x, fn):
+def load(n, ints, floats, x, fn, impacts=False):
     """Load (on an installation's first use: compile) :func:`advance` and
     :func:`dense` for a state of size ``n`` and the right-hand side's
     arguments (in the order of ``Problem.packed_arguments()``), without
     running them (the argument types are those of
-    :func:`sympy_loads._integrators._kernel_dop853`; :func:`event_value`,
-    needed only with impacts, is loaded at its first call)."""
-    global _LOADED
-    if _LOADED:
+    :func:`sympy_loads._integrators._kernel_dop853`). With ``impacts``
+    the variant of :func:`advance` that resolves impacts is loaded instead
+    (:func:`event_value`, needed only where Python resolves an impact, is
+    loaded at its first call)."""
+    variant = 'impacts' if impacts else 'plain'
+    if variant in _LOADED:
         return      # loaded: every model passes arrays of the same types
+    from numba import typeof
+
     from .jit import entry_point
     A, C, E3, E5, D = tableau()
     vector, matrix = np.zeros(n), np.zeros((2, n))
     ints64 = np.zeros(2, dtype=np.int64)
-    entry_point(advance, vector, vector, vector, vector, vector, matrix, x,
-                fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
-                vector, vector, ints64, vector, vector, vector, vector,
-                vector, matrix)
+    args = (vector, vector, vector, vector, vector, matrix, x, fn, ints,
+            floats, A, C, E3, E5, D, matrix, matrix, vector, vector, vector,
+            ints64, vector, vector, vector, vector) + (
+                (vector, matrix) if impacts else (None, None))
+    entry_point(advance, *args)
     entry_point(dense, matrix, vector, 0.0, vector)
-    _LOADED = bool(advance.signatures and dense.signatures)
+    if tuple(map(typeof, args)) in advance.overloads and dense.signatures:
+        _LOADED.add(variant)

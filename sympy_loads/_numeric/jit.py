@@ -39,6 +39,16 @@ def jit(function):
     return dispatcher
 
 
+def inline(function):
+    """The decorator of a kernel's helper that is only called from other
+    kernels: its numba IR is inlined into each caller before compilation
+    (``njit(inline='always')``), so it is not compiled, linked and
+    optimized again as a function of its own. That matters for helpers
+    that evaluate the right-hand side: every compiled function containing
+    it costs seconds on an installation's first use."""
+    return njit(nogil=True, error_model='numpy', inline='always')(function)
+
+
 def entry_point(dispatcher, *args):
     """The compiled function of ``dispatcher`` for the types of ``args``,
     loaded (or compiled) now, to be called later without the dispatcher's
