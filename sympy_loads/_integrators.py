@@ -6,7 +6,8 @@ stages calling the compiled right-hand side without returning to Python)
 wherever the right-hand side is wholly compiled: the compiled back end,
 without joint friction or specified inputs given as functions. It takes
 the integrator's own steps, ``t_eval`` (the dense output) and impacts
-(their gaps' roots located as ``solve_ivp`` locates events). For a small
+(their gaps' roots located as ``solve_ivp`` locates events, the simple
+ones resolved without returning to Python). For a small
 model this is where the time went: ``solve_ivp``'s Python work is about
 0.1 ms per step of twelve stages and each evaluation's Python call 1-2
 us, against 5.5 us for an evaluation of Andrews' squeezer (seven bodies).
@@ -116,8 +117,9 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                    impacts, first_step=None, resolve=None):
     """DOP853 stepping in compiled code (:mod:`._numeric.dop853`): the
     fields of ``solve_ivp``'s result, with the same steps, samples, events
-    and event roots (``brentq`` on the dense output, ``solve_ivp``'s
-    tolerances) as ``solve_ivp``'s DOP853.
+    and event roots as ``solve_ivp``'s DOP853 (Brent's method on the dense
+    output to ``solve_ivp``'s tolerances: SciPy's ``brentq`` here, the
+    kernel's own where it resolves an impact itself).
 
     Without ``resolve`` the run ends at the first impact (a terminal
     event). With it, ``resolve(t, y)`` returns the state after the impacts
