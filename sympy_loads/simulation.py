@@ -68,8 +68,9 @@ from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError
 from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
                       _check_impacts, _check_joint_friction,
-                      _check_max_step, _check_method, _check_t_eval, _check_t_span, _initial_state,
-                      _pack_constants, _specified_functions)
+                      _check_max_step, _check_method, _check_t_eval,
+                      _check_t_span, _initial_state, _pack_constants,
+                      _specified_functions)
 from ._impacts import ImpactEngine, impact_outputs, run
 from ._integrators import integrate
 from ._problem import Problem, evaluate_outputs
@@ -527,9 +528,10 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         model directly, which saves ``solve_ivp``'s Python work of about
         0.1 ms per step; it also resolves the simple impacts (one contact
         struck alone) there, and where an evaluation fails at a trial
-        stage it retries the step smaller instead of stopping. Elsewhere, without ``t_eval`` or ``impacts``, it
-        runs SciPy's compiled DOP853 (E. Hairer and G. Wanner's code, as
-        ``scipy.integrate.ode``), and ``solve_ivp``'s otherwise. The three
+        stage it retries the step smaller instead of stopping. Elsewhere,
+        without ``t_eval`` or ``impacts``, it runs SciPy's compiled DOP853
+        (E. Hairer and G. Wanner's code, as ``scipy.integrate.ode``), and
+        ``solve_ivp``'s otherwise. The three
         are the same method with the same error control, but the second's
         step-size heuristics differ slightly, so its results agree with
         the others to the tolerances, not to the last digit (and it may

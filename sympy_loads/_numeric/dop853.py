@@ -196,16 +196,16 @@ def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
 
 
 @inline
-def event_root(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
-               row, out, g, k, per):
+def event_root(i, t_old, h, t_new, F, y_old, stage, x, fn, ints, floats,
+               impact, row, out, g, k, per):
     """The root of impact ``i``'s gap (plus offset) on the dense output of
-    the step from ``t_old`` over ``h``, where it falls from >= 0 to <= 0,
-    by Brent's method [Brent1973]_ to ``solve_ivp``'s tolerance (about
-    four rounding units); NaN where an evaluation fails or the gap does
-    not change sign. SciPy's ``brentq`` cannot be called from compiled
-    code without a C callback; the Python path of the impacts
-    (:func:`sympy_loads._integrators._locate`) uses it."""
-    a, b = t_old, t_old + h
+    the step from ``t_old`` over ``h`` to ``t_new``, where it falls from
+    >= 0 to <= 0, by Brent's method [Brent1973]_ to ``solve_ivp``'s
+    tolerance (about four rounding units); NaN where an evaluation fails
+    or the gap does not change sign. SciPy's ``brentq`` cannot be called
+    from compiled code without a C callback; the Python path of the
+    impacts (:func:`sympy_loads._integrators._locate`) uses it."""
+    a, b = t_old, t_new
     fa = _gap_at(a, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
                  impact, row, out, g, k, per)
     fb = _gap_at(b, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
@@ -287,8 +287,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     t_hit = np.inf
     for i in range(k):
         if g[i] >= 0.0 and g_new[i] <= 0.0:
-            root = event_root(i, t_old, h, F, y_old, stage, x, fn, ints,
-                              floats, impact, row, out, work, k, per)
+            root = event_root(i, t_old, h, t_new, F, y_old, stage, x, fn,
+                              ints, floats, impact, row, out, work, k, per)
             if not math.isfinite(root):
                 return np.nan
             t_hit = min(t_hit, root)
@@ -345,7 +345,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
         return np.nan           # perhaps pressing into the plane
     largest = max(largest, approach)
     for i in range(k):
-        if i != due and after[i] <= tolerance and                 out[i * per + 1] < -1e-12 * largest:
+        if i != due and after[i] <= tolerance and \
+                out[i * per + 1] < -1e-12 * largest:
             return np.nan       # another contact struck in turn
     u_after = x[1 + nq:1 + nq + nu].copy()
     # the state after (a partitioned one holds the independent speeds)
