@@ -118,8 +118,8 @@ class SimulationError(RuntimeError):
     ...     failure = error
     >>> bool(0 < failure.time < 5), isinstance(failure, RuntimeError)
     (True, True)
-    >>> print(str(failure)[:52])
-    the holonomic constraints could not be solved at t =
+    >>> print(str(failure)[:55])
+    the mechanism reached a singular (toggle) configuration
     >>> print(round(float(failure.q[0]), 6))      # x reached the radius
     1.0
 
