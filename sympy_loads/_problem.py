@@ -22,6 +22,11 @@ from ._numeric import numpy_kernels
 
 __all__ = []
 
+# the kinds of run (joint friction, compiled stepping, impacts) whose
+# kernels Problem.warm_up() has loaded in this process
+_WARM = set()
+
+
 def _simulation_error(message, **details):
     from .simulation import SimulationError
     return SimulationError(message, **details)
@@ -135,8 +140,11 @@ class Problem:
     def warm_up(self, t, y, impacts=False):
         """Call the compiled kernels once (numba loads them from its disk
         cache, or compiles them on the first use of an installation);
-        ``impacts``: those of a run with impacts."""
-        if not self.compiled:
+        ``impacts``: those of a run with impacts. The kernels are the same
+        for every model, so this is done once per process and kind of
+        run."""
+        kind = (bool(self.n_friction), self.steppable, impacts)
+        if not self.compiled or kind in _WARM:
             return
         start = time.perf_counter()
         if not self.n_friction:
@@ -149,6 +157,7 @@ class Problem:
             dop853.load(self.state_size, *self.packed_arguments(),
                         impacts=impacts)
         self.kernel_seconds += time.perf_counter() - start
+        _WARM.add(kind)
 
     def fast_rhs(self):
         """``f(t, y)`` for the integrator: one compiled call per
