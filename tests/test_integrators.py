@@ -192,3 +192,44 @@ def test_compiled_stepping_over_many_steps(line_particle):
     assert result.t.size == 30_001
     assert np.all(np.diff(result.t) > 0)
     np.testing.assert_allclose(result.q[:, 0], np.cos(result.t), atol=1e-9)
+
+
+def test_compiled_stepping_hands_a_failed_evaluation_to_the_numpy_path():
+    """A pendulum whose dependent coordinates x, y solve a badly scaled
+    constraint pair (the Jacobian's pivot ratio 3e-7, below the compiled
+    Newton's hand-over threshold 1e-6 and above the singular one 1e-7):
+    every compiled evaluation hands over, so the compiled stepping stops
+    at its first step and the diagnosing NumPy path, which copes, lets
+    solve_ivp take the run. The result is the NumPy back end's and
+    conserves energy."""
+    import sympy.physics.mechanics as me
+    theta, x, y = me.dynamicsymbols('theta x y')
+    w, vx, vy = me.dynamicsymbols('omega v_x v_y')
+    L, g, scale = 1.0, 9.81, 3e-7
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    holonomic = [scale * (x - L * sm.sin(theta)), y + L * sm.cos(theta)]
+    t = me.dynamicsymbols._t
+    rates = {theta.diff(t): w, x.diff(t): vx, y.diff(t): vy}
+    velocity = [c.diff(t).xreplace(rates) for c in holonomic]
+    kane = me.KanesMethod(
+        N, [theta], [w], kd_eqs=[theta.diff(t) - w, x.diff(t) - vx,
+                                 y.diff(t) - vy],
+        q_dependent=[x, y], u_dependent=[vx, vy],
+        configuration_constraints=holonomic,
+        velocity_constraints=velocity)
+    kane.kanes_equations([me.Particle('bob', P, 1.0)], [(P, -g * N.y)])
+    energy = 0.5 * (vx**2 + vy**2) + g * y
+    runs = [simulate(kane, (0, 1.0), {theta: 1.0, x: 0.8, y: -0.5,
+                                      w: 0.0}, {}, backend=backend,
+                     t_eval=np.linspace(0, 1, 11), rtol=1e-10,
+                     atol=1e-12, outputs={'energy': energy})
+            for backend in ('compiled', 'numpy')]
+    compiled, numpy_run = runs
+    assert compiled.success and compiled.backend == 'compiled'
+    assert np.max(np.abs(compiled.y - numpy_run.y)) < 1e-9
+    assert np.ptp(compiled.outputs['energy']) < 1e-8
+    assert np.max(compiled.constraint_residual) < 1e-9
