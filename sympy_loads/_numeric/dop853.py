@@ -594,11 +594,6 @@ def event_value_entry(*args):
     return _EVENT_VALUE[0]
 
 
-# the variants load() has loaded: 'plain' and 'impacts' (a set: asking the
-# dispatchers for their signatures takes 0.1 ms)
-_LOADED = set()
-
-
 def load(n, ints, floats, x, fn, impacts=False):
     """Load (on an installation's first use: compile) :func:`advance` and
     :func:`dense` for a state of size ``n`` and the right-hand side's
@@ -607,21 +602,15 @@ def load(n, ints, floats, x, fn, impacts=False):
     :func:`sympy_loads._integrators._kernel_dop853`). With ``impacts``
     the variant of :func:`advance` that resolves impacts is loaded instead
     (:func:`event_value`, needed only where Python resolves an impact, is
-    loaded at its first call)."""
-    variant = 'impacts' if impacts else 'plain'
-    if variant in _LOADED:
-        return      # loaded: every model passes arrays of the same types
-    from numba import typeof
-
+    loaded at its first call). Every model passes arrays of the same
+    types, so one call per process and variant is enough: its caller,
+    ``Problem.warm_up``, makes only that one."""
     from .jit import entry_point
     A, C, E3, E5, D = tableau()
     vector, matrix = np.zeros(n), np.zeros((2, n))
     ints64 = np.zeros(2, dtype=np.int64)
-    args = (vector, vector, vector, vector, vector, matrix, x, fn, ints,
-            floats, A, C, E3, E5, D, matrix, matrix, vector, vector, vector,
-            ints64, vector, vector, vector, vector) + (
-                (vector, matrix) if impacts else (None, None))
-    entry_point(advance, *args)
+    entry_point(advance, vector, vector, vector, vector, vector, matrix, x,
+                fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
+                vector, vector, ints64, vector, vector, vector, vector,
+                *((vector, matrix) if impacts else (None, None)))
     entry_point(dense, matrix, vector, 0.0, vector)
-    if tuple(map(typeof, args)) in advance.overloads and dense.signatures:
-        _LOADED.add(variant)
