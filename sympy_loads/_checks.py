@@ -52,18 +52,26 @@ def _check_t_eval(t_eval, t0, t1):
     if t_eval is None:
         return None
     t_eval = _real_array('t_eval', t_eval)
-    if not np.all(np.isfinite(t_eval)):
-        raise ValueError(f't_eval must be finite, got {t_eval!r}.')
     if t_eval.ndim != 1:
         raise ValueError(f't_eval must be one-dimensional, got shape '
                          f'{t_eval.shape}.')
     lo, hi = min(t0, t1), max(t0, t1)
-    if t_eval.size and (t_eval.min() < lo or t_eval.max() > hi):
-        raise ValueError(f't_eval must lie within t_span = ({t0}, {t1}).')
-    steps = np.diff(t_eval) * np.sign(t1 - t0)
-    if np.any(steps <= 0):
-        raise ValueError('t_eval must be strictly monotonic in the '
-                         'direction of t_span.')
+    if t_eval.size:
+        # strictly monotonic in t_span's direction with both ends within
+        # it means finite and within it (a NaN fails every comparison);
+        # the checks in turn say what is wrong otherwise
+        steps = t_eval[1:] - t_eval[:-1] if t1 > t0 else \
+            t_eval[:-1] - t_eval[1:]
+        first, last = t_eval[0], t_eval[-1]
+        if (steps.size and not steps.min() > 0) or not (
+                lo <= first <= hi and lo <= last <= hi):
+            if not np.all(np.isfinite(t_eval)):
+                raise ValueError(f't_eval must be finite, got {t_eval!r}.')
+            if t_eval.min() < lo or t_eval.max() > hi:
+                raise ValueError(f't_eval must lie within t_span = ({t0}, '
+                                 f'{t1}).')
+            raise ValueError('t_eval must be strictly monotonic in the '
+                             'direction of t_span.')
     return t_eval
 
 

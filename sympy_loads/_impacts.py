@@ -40,6 +40,7 @@ MAX_IMPACTS = 100_000
 MAX_SEQUENTIAL = 100
 # records of impacts resolved in compiled code per return to Python
 KERNEL_RECORDS = 64
+_EPS = float(np.finfo(float).eps)
 
 
 def _simulation_error(message, **details):
@@ -110,6 +111,12 @@ class ImpactEngine:
         self.largest = np.zeros(k)         # largest approach speed so far
         self.count = np.zeros(k, dtype=int)
         self._memo = (None, None)
+        self._start = None        # (t, q, u, values) of check_start()
+        self._rest = np.array([math.nan if impact.rest_speed is None else
+                               float(impact.rest_speed)
+                               for impact in self.impacts])
+        self._relative = np.array([impact.RELATIVE_REST_SPEED
+                                   for impact in self.impacts])
         # the input of the impacts' output function: x, the extra
         # constants, zeros for the speeds' derivatives
         self._row = np.concatenate([problem.x, self.extra,
@@ -120,8 +127,12 @@ class ImpactEngine:
 
     def check_start(self, t, q, u):
         """``ValueError`` for a restitution coefficient outside [0, 1] or
-        an initial state that penetrates a plane."""
-        gap, _, e, _, _ = self.values(t, q, u)
+        an initial state that penetrates a plane. The impacts' values at
+        the consistent start ``(t, q, u)`` are kept for :func:`run`'s first
+        :meth:`resolve`."""
+        values = self.values(t, q, u)
+        self._start = (t, q, u, values)
+        gap, _, e, _, _ = values
         for i, impact in enumerate(self.impacts):
             if not 0.0 <= e[i] <= 1.0:
                 raise ValueError(
@@ -196,11 +207,8 @@ class ImpactEngine:
         """``limits`` of :func:`._numeric.dop853.strike`: the contact
         tolerance, then per impact its rest speed (NaN for none), relative
         rest speed, largest approach speed so far and impacts so far."""
-        rest = [math.nan if impact.rest_speed is None else
-                float(impact.rest_speed) for impact in self.impacts]
-        relative = [impact.RELATIVE_REST_SPEED for impact in self.impacts]
-        return np.concatenate([[self.tolerance], rest, relative,
-                               self.largest, self.count]).astype(float)
+        return np.concatenate([[self.tolerance], self._rest,
+                               self._relative, self.largest, self.count])
 
     def kernel_records(self):
         """A buffer for the records of the impacts resolved in compiled
@@ -216,14 +224,15 @@ class ImpactEngine:
         largest speeds in ``limits`` and the offsets in ``g`` from the
         compiled stepping; returns the buffer for its next records."""
         k, nu = len(self.impacts), self.nu
-        for row in records[:n]:
-            self.records.append((float(row[0]), int(row[1]),
-                                 float(row[2]), float(row[3]),
-                                 float(row[4]), tuple(row[5:5 + nu]),
-                                 tuple(row[5 + nu:5 + 2 * nu])))
+        self.records.extend(
+            (row[0], int(row[1]), row[2], row[3], row[4],
+             tuple(row[5:5 + nu]), tuple(row[5 + nu:5 + 2 * nu]))
+            for row in records[:n].tolist())
         self.largest[:] = limits[1 + 2 * k:1 + 3 * k]
         self.count[:] = limits[1 + 3 * k:1 + 4 * k]
         self.offsets = g[k:].copy()
+        if records.shape[0] <= MAX_IMPACTS - len(self.records):
+            return records      # (its rows are taken)
         return self.kernel_records()
 
     def kernel_gaps(self, t, y):
@@ -294,10 +303,20 @@ class ImpactEngine:
         same instant are struck at once when that needs no pulling impulse,
         else one after another, the fastest first, until none approaches.
         Raises a :class:`SimulationError` when the impacts accumulate."""
-        q, u = self.state(t, y)
+        start, self._start = self._start, None
+        if start is not None and start[0] == t:
+            # the start: check_start() has the consistent state and values
+            _, q, u, values = start
+        else:
+            q, u = self.state(t, y)
+            values = self.values(t, q, u)
+        tolerance = self.tolerance
+        if not any(gap <= tolerance and vn < 0.0 for gap, vn in
+                   zip(values[0].tolist(), values[1].tolist())):
+            # nothing due (the common case at the start)
+            return self._restart(t, q, u, values)
         k = len(self.impacts)
         struck = {}
-        values = self.values(t, q, u)
         for _ in range(MAX_SEQUENTIAL * k):
             gap, vn, e, law, impulse = values
             floor = 1e-12 * max(1.0, float(np.max(self.largest)))
@@ -343,8 +362,12 @@ class ImpactEngine:
                 raise self._accumulated(
                     t, q, u, i, 'the contact point does not leave the '
                     'plane after it (the loads press it into the plane)')
-        tiny = 64 * np.finfo(float).eps * max(1.0, float(np.max(
-            np.abs(q), initial=0.0)))
+        return self._restart(t, q, u, values)
+
+    def _restart(self, t, q, u, values):
+        """The integrator state at ``(t, q, u)``, where the integration
+        restarts; each gap's offset lifts it just above zero there."""
+        tiny = 64 * _EPS * max(1.0, max(map(abs, q.tolist()), default=0.0))
         self.offsets = np.maximum(0.0, -values[0]) + tiny
         y = self.problem.pack(q, u)
         self._memo = ((float(t), y.tobytes()), values)   # the next start

@@ -87,32 +87,6 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
 
 
-def _initial_step(fun, t0, y0, f0, t1, max_step, rtol, atol):
-    """The first step of ``solve_ivp``'s explicit Runge-Kutta methods for
-    DOP853 (error estimator order 7) [Hairer1993]_ sec. II.4; one
-    evaluation of ``fun``."""
-    interval = abs(t1 - t0)
-    if interval == 0.0:
-        return 0.0
-    direction = 1.0 if t1 > t0 else -1.0
-    scale = atol + np.abs(y0) * rtol
-    d0 = _rms(y0 / scale)
-    d1 = _rms(f0 / scale)
-    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
-    h0 = min(h0, interval)
-    f1 = fun(t0 + h0 * direction, y0 + h0 * direction * f0)
-    d2 = _rms((f1 - f0) / scale) / h0
-    if d1 <= 1e-15 and d2 <= 1e-15:
-        h1 = max(1e-6, h0 * 1e-3)
-    else:
-        h1 = (0.01 / max(d1, d2)) ** (1 / 8)
-    return min(100 * h0, h1, interval, max_step)
-
-
-def _rms(v):
-    return float(np.linalg.norm(v)) / math.sqrt(v.size)
-
-
 def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                    impacts, first_step=None, resolve=None):
     """DOP853 stepping in compiled code (:mod:`._numeric.dop853`): the
@@ -140,11 +114,11 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     n = y.size
     ints, floats, x, fn = problem.packed_arguments()
     A, C, E3, E5, D = kernel.tableau()
-    f = np.array(fun(t0, y), dtype=float)
-    if first_step is None:
-        h = _initial_step(fun, t0, y, f, t1, max_step, rtol, atol)
-    else:
-        h = min(first_step, abs(t1 - t0), max_step)
+    # the kernel evaluates the derivative at the start (state[16]) and
+    # chooses the first step as solve_ivp does where h is NaN
+    f = np.empty(n)
+    h = math.nan if first_step is None else min(first_step, abs(t1 - t0),
+                                                max_step)
     direction = 1.0 if t1 >= t0 else -1.0
     samples = np.zeros(0) if t_eval is None else np.ascontiguousarray(
         t_eval, dtype=float)
@@ -160,10 +134,9 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         limits = records = None     # the stepping without strike()
     g_new = g.copy()
     # impacts resolved in compiled code where they can be (state[15])
-    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0,
-                      1 if first_step is not None else 2, t0,
+    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0, 0, t0,
                       direction, np.nan, k, per, 0,
-                      1 if resolve is not None and k else 0])
+                      1 if resolve is not None and k else 0, 1])
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
@@ -217,12 +190,11 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                     if t_eval is None:
                         written = record(t_hit, y_after, written)
                     y[:] = y_after
-                    f[:] = fun(t_hit, y)
                     g[:] = impacts.kernel_gaps(t_hit, y)
                     limits[:] = impacts.kernel_limits()
                     records = impacts.kernel_records()
                     state[0], state[7] = t_hit, written
-                    state[8] += 1
+                    state[16] = 1       # the kernel evaluates f there
                     continue
             else:
                 events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
@@ -247,7 +219,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                              t_eval=None if t_eval is None else
                              samples[int(state[6]):], rtol=rtol, atol=atol,
                              max_step=max_step,
-                             first_step=min(state[1], abs(t1 - state[0])),
+                             first_step=min(state[1], abs(t1 - state[0]))
+                             if state[1] > 0 else None,
                              events=impacts.events() if impacts else None)
             skip = 1 if t_eval is None else 0       # (state[0], y) again
             times.append(rest.t[skip:])

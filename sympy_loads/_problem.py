@@ -491,6 +491,12 @@ class Problem:
         sample, as ``solve_ivp``'s ``y``)."""
         n = len(times)
         Y = np.ascontiguousarray(np.asarray(states, dtype=float).T)
+        if self.compiled and not self.partitioned:
+            # no dependent coordinates or speeds: the samples are the
+            # state (the compiled correction would copy them unchanged)
+            zeros = np.zeros(n)
+            return (Y[:, :self.nq].copy(), Y[:, self.nq:].copy(), zeros,
+                    zeros.copy())
         X = np.repeat(self.x[None, :], n, axis=0)
         X[:, 0] = times
         if self.spec_functions:

@@ -754,7 +754,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     if problem.tolerant:
         fun = problem.watched(fun)
     options = dict(method=method, t_eval=t_eval, rtol=rtol, atol=atol,
-                   max_step=max_step, jac=problem.jacobian(fun))
+                   max_step=max_step, jac=problem.jacobian(fun) if method
+                   in IMPLICIT_METHODS else None)
     try:
         if engine:
             solution = run(engine, fun, (t0, t1), y0, **options)

@@ -57,9 +57,17 @@ BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
 
 def compiled_available():
     """True when both SymEngine and numba can be imported (checked without
-    importing numba, which takes a noticeable fraction of a second)."""
-    return all(importlib.util.find_spec(name) is not None
-               for name in ('symengine', 'numba'))
+    importing numba, which takes a noticeable fraction of a second; a
+    positive answer is kept for the process)."""
+    if not _AVAILABLE:
+        if all(importlib.util.find_spec(name) is not None
+               for name in ('symengine', 'numba')):
+            _AVAILABLE.append(True)
+    return bool(_AVAILABLE)
+
+
+# compiled_available()'s positive answer, once found
+_AVAILABLE = []
 
 
 def resolve_backend(backend, argname='backend'):

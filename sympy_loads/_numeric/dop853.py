@@ -54,6 +54,9 @@ index  meaning
 12     number of impacts, 13: outputs per impact in the impact function
 14     impacts resolved in compiled code (:func:`strike`) and recorded
 15     nonzero: resolve impacts in compiled code where :func:`strike` can
+16     nonzero: ``f`` is not yet the derivative at ``(t, y)``;
+       :func:`advance` evaluates it first (and, where ``state[1]`` is NaN,
+       chooses the first step as ``solve_ivp`` does, :func:`start`)
 =====  ================================================================
 
 .. [Hairer1993] E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary
@@ -71,7 +74,7 @@ import numpy as np
 
 from .jit import call, inline, jit
 from .jump import impact_jump
-from .rhs import rhs_packed
+from .rhs import inputs_packed, rhs_packed
 
 __all__ = []
 
@@ -122,6 +125,69 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
         status = rhs_packed(t + C[s] * h, stage, x, fn, ints, floats, K[s])
         if status != 0:
             return count, status
+    return count, 0
+
+
+@jit
+def _rms_scaled(a, b, scale):
+    """The root mean square of ``(a - b) / scale``, as ``solve_ivp``
+    computes it (the norm, then divided by the square root of the
+    size)."""
+    n = a.shape[0]
+    total = 0.0
+    for i in range(n):
+        value = (a[i] - b[i]) / scale[i]
+        total += value * value
+    return math.sqrt(total) / math.sqrt(n)
+
+
+@jit
+def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
+    """The derivative ``f`` at ``(state[0], y)`` and, where ``state[1]``
+    is NaN, the first step into ``state[1]``: ``solve_ivp``'s choice for
+    DOP853 (its ``select_initial_step``, error estimator order 7,
+    [Hairer1993]_ sec. II.4), one more evaluation. Returns the number of
+    evaluations and their status (a failed one's state is in ``stage``,
+    its time in ``state[11]``)."""
+    t = state[0]
+    n = y.shape[0]
+    count, status = _stages(0, 1, t, 0.0, y, K, A, C, stage, x, fn, ints,
+                            floats)
+    if status != 0:
+        state[11] = t
+        return count, status
+    for i in range(n):
+        f[i] = K[0, i]
+    if not math.isnan(state[1]):
+        return count, 0
+    t_bound, rtol, atol = state[2], state[3], state[4]
+    max_step, direction = state[5], state[10]
+    interval = abs(t_bound - t)
+    if interval == 0.0:
+        state[1] = 0.0
+        return count, 0
+    scale = np.empty(n)
+    zero = np.zeros(n)
+    for i in range(n):
+        scale[i] = atol + abs(y[i]) * rtol
+    d0 = _rms_scaled(y, zero, scale)
+    d1 = _rms_scaled(f, zero, scale)
+    h0 = 1e-6 if d0 < 1e-5 or d1 < 1e-5 else 0.01 * d0 / d1
+    h0 = min(h0, interval)
+    for i in range(n):
+        y_new[i] = y[i] + h0 * direction * f[i]
+    extra, status = _stages(0, 1, t + h0 * direction, 0.0, y_new, K, A, C,
+                            stage, x, fn, ints, floats)
+    count += extra
+    if status != 0:
+        state[11] = t + h0 * direction
+        return count, status
+    d2 = _rms_scaled(K[0], f, scale) / h0
+    if d1 <= 1e-15 and d2 <= 1e-15:
+        h1 = max(1e-6, h0 * 1e-3)
+    else:
+        h1 = (0.01 / max(d1, d2)) ** (1.0 / 8.0)
+    state[1] = min(100.0 * h0, h1, interval, max_step)
     return count, 0
 
 
@@ -188,8 +254,7 @@ def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
             row, out, g, k, per):
     """:func:`event_value` on the step from ``t_old`` over ``h``."""
     dense(F, y_old, (t - t_old) / h, stage)
-    ydot = np.empty(stage.shape[0])
-    if rhs_packed(t, stage, x, fn, ints, floats, ydot) != 0:
+    if inputs_packed(t, stage, x, fn, ints, floats) != 0:
         return np.nan
     gaps(x, impact, row, out, g, k, per)
     return g[i]
@@ -297,8 +362,7 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     # the consistent state at the hit and the impacts' outputs there
     n = y.shape[0]
     dense(F, y_old, (t_hit - t_old) / h, y_hit)
-    ydot = np.empty(n)
-    if rhs_packed(t_hit, y_hit, x, fn, ints, floats, ydot) != 0:
+    if inputs_packed(t_hit, y_hit, x, fn, ints, floats) != 0:
         return np.nan
     raw = np.zeros(2 * k)       # the gaps without offsets
     gaps(x, impact, row, out, raw, k, per)
@@ -388,7 +452,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
 def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             E3, E5, D, K, F, y_old, y_new, stage, impact, row, out, g,
             g_new, limits, records):
-    """Step from ``(state[0], y)`` (``f`` = the derivative there) towards
+    """Step from ``(state[0], y)`` (``f`` = the derivative there, or
+    evaluated first where ``state[16]`` says so, :func:`start`) towards
     ``state[2]``; returns one of the codes above. Samples: the points of
     ``t_eval`` passed (by the dense output) or, when ``t_eval`` is empty,
     every step's end, into ``out_t`` and ``out_y`` (FULL when those are
@@ -414,6 +479,15 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     capacity = out_t.shape[0]
     code = FINISHED
     steps = 0
+    if state[16] != 0.0:
+        count, status = start(state, y, f, K, A, C, y_new, stage, x, fn,
+                              ints, floats)
+        state[8] += count
+        if status != 0:
+            return FAILED
+        state[16] = 0.0
+        h_abs = state[1]
+        nfev = int(state[8])
     while True:
         if direction * (t - t_bound) >= 0.0:
             code = FINISHED

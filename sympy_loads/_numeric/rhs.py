@@ -295,6 +295,22 @@ def rhs_packed(t, y, x, fn, ints, floats, ydot):
                ints[end + 2:], ydot)
 
 
+@jit
+def inputs_packed(t, y, x, fn, ints, floats):
+    """The consistent input ``x`` of the integrator state ``y`` at ``t``
+    (the dependent coordinates and speeds solved, as :func:`rhs_packed`
+    leaves it) without the derivatives: what the impacts' gaps need, at a
+    fraction of an evaluation's cost. Returns the status code."""
+    nqd, nu = ints[3], ints[1]
+    end = 6 + nqd + nu
+    x[0] = t
+    load_state(y, x, ints[:6], ints[6:end], ints[end] != 0)
+    status = correct(x, fn, ints[:6], ints[6:end], floats[:4], floats[4:8],
+                     floats[8:], ints[end + 2:])
+    floats[7] = status
+    return status
+
+
 def packed_layout(dims, idx, partitioned, eom_size, work_size,
                   iwork_size):
     """``(ints, floats, views)`` for :func:`rhs_packed`; ``views`` holds
