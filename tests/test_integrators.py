@@ -161,6 +161,9 @@ def test_compiled_stepping_takes_solve_ivps_steps(duffing, t_span):
                       rtol=1e-9, atol=1e-12)
     assert ours.t.size == scipy.t.size > 50
     assert ours.nfev == scipy.nfev
+    # the first step, chosen in compiled code as solve_ivp chooses it
+    assert ours.t[1] - ours.t[0] == pytest.approx(scipy.t[1] - scipy.t[0],
+                                                  rel=1e-12)
     np.testing.assert_allclose(ours.t, scipy.t, rtol=1e-7, atol=1e-7)
     np.testing.assert_allclose(ours.q[:, 0], scipy.y[0], atol=1e-7)
     np.testing.assert_allclose(ours.u[:, 0], scipy.y[1], atol=1e-7)
