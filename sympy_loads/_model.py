@@ -231,6 +231,9 @@ class NumericModel:
     # functions' own and are not sent twice.
     def __getstate__(self):
         state = self.__dict__.copy()
+        # a copy of the outputs' cache, taken at once: another thread's
+        # simulate() may add to it while pickle walks it
+        state['_outputs'] = state['_outputs'].copy()
         state.pop('_outputs_of', None)
         state.pop('fn', None)
         state['_kane'] = self.kane

@@ -177,7 +177,7 @@ class TestArguments:
 
 import warnings  # noqa: E402
 
-from sympy.physics.mechanics import (CoulombKineticFriction, Force,  # noqa
+from sympy.physics.mechanics import (CoulombKineticFriction,  # noqa
                                      KanesMethod, LinearPathway, Particle,
                                      Point, ReferenceFrame, RigidBody,
                                      dynamicsymbols)

@@ -128,7 +128,7 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
     return count, 0
 
 
-@jit
+@inline
 def _rms_scaled(a, b, scale):
     """The root mean square of ``(a - b) / scale``, as ``solve_ivp``
     computes it (the norm, then divided by the square root of the
@@ -141,7 +141,7 @@ def _rms_scaled(a, b, scale):
     return math.sqrt(total) / math.sqrt(n)
 
 
-@jit
+@inline
 def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
     """The derivative ``f`` at ``(state[0], y)`` and, where ``state[1]``
     is NaN, the first step into ``state[1]``: ``solve_ivp``'s choice for
