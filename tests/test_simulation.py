@@ -440,7 +440,13 @@ def test_wrong_shape_of_initial_conditions(initial, match):
     (dict(t_span=(0,)), ValueError, 't_span'),
     (dict(t_span=('a', 1)), TypeError, r't_span\[0\]'),
     (dict(t_eval=[0.5, 2.0]), ValueError, 't_eval must lie within'),
+    (dict(t_eval=[-0.1, 0.5]), ValueError, 't_eval must lie within'),
     (dict(t_eval=[0.5, 0.2]), ValueError, 'monotonic'),
+    (dict(t_eval=[0.5, 0.5]), ValueError, 'monotonic'),
+    (dict(t_span=(1, 0), t_eval=[0.2, 0.5]), ValueError, 'monotonic'),
+    (dict(t_eval=[0.1, np.nan, 0.5]), ValueError, 't_eval must be finite'),
+    (dict(t_eval=[0.1, np.inf]), ValueError, 't_eval must be finite'),
+    (dict(t_eval=[np.nan]), ValueError, 't_eval must be finite'),
     (dict(t_eval=[[0.1]]), ValueError, 'one-dimensional'),
     (dict(rtol=0.0), ValueError, 'rtol'),
     (dict(initial_conditions={'x': 1}), TypeError, 'not strings'),
@@ -457,6 +463,19 @@ def test_bad_arguments_name_the_parameter(kwargs, error, match):
     call.update(kwargs)
     with pytest.raises(error, match=match):
         simulate(kane, **call)
+
+
+def test_t_eval_backwards_in_time():
+    """A decreasing ``t_eval`` within a backward ``t_span`` is sampled as
+    given: the spring-mass's exact solution from x(1) = 0.1, v(1) = 0."""
+    kane, (x, v, m, k, _) = spring_mass()
+    t_eval = [1.0, 0.6, 0.25, 0.0]
+    result = simulate(kane, (1, 0), {x: 0.1, v: 0.0}, {m: 1.0, k: 4.0},
+                      t_eval=t_eval, rtol=1e-10, atol=1e-12)
+    np.testing.assert_array_equal(result.t, t_eval)
+    np.testing.assert_allclose(result.q[:, 0],
+                               0.1 * np.cos(2.0 * (result.t - 1.0)),
+                               atol=1e-9)
 
 
 def test_model_must_be_kanes_method_or_formed_system():

@@ -53,6 +53,8 @@ STALL_DECREASE = 1e-8
 STALL_ITERATIONS = 3
 
 BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
+# compiled_available()'s positive answer, once found
+_AVAILABLE = []
 
 
 def compiled_available():
@@ -64,10 +66,6 @@ def compiled_available():
                for name in ('symengine', 'numba')):
             _AVAILABLE.append(True)
     return bool(_AVAILABLE)
-
-
-# compiled_available()'s positive answer, once found
-_AVAILABLE = []
 
 
 def resolve_backend(backend, argname='backend'):
