@@ -29,7 +29,7 @@ import weakref
 
 import numpy as np
 
-from ._integrators import integrate
+from ._integrators import _EPS, integrate
 from ._problem import format_state
 
 __all__ = []
@@ -40,7 +40,6 @@ MAX_IMPACTS = 100_000
 MAX_SEQUENTIAL = 100
 # records of impacts resolved in compiled code per return to Python
 KERNEL_RECORDS = 64
-_EPS = float(np.finfo(float).eps)
 
 
 def _simulation_error(message, **details):
@@ -231,8 +230,6 @@ class ImpactEngine:
         self.largest[:] = limits[1 + 2 * k:1 + 3 * k]
         self.count[:] = limits[1 + 3 * k:1 + 4 * k]
         self.offsets = g[k:].copy()
-        if records.shape[0] <= MAX_IMPACTS - len(self.records):
-            return records      # (its rows are taken)
         return self.kernel_records()
 
     def kernel_gaps(self, t, y):
@@ -310,18 +307,16 @@ class ImpactEngine:
         else:
             q, u = self.state(t, y)
             values = self.values(t, q, u)
-        tolerance = self.tolerance
-        if not any(gap <= tolerance and vn < 0.0 for gap, vn in
-                   zip(values[0].tolist(), values[1].tolist())):
-            # nothing due (the common case at the start)
-            return self._restart(t, q, u, values)
         k = len(self.impacts)
         struck = {}
         for _ in range(MAX_SEQUENTIAL * k):
             gap, vn, e, law, impulse = values
-            floor = 1e-12 * max(1.0, float(np.max(self.largest)))
-            due = [(vn[i], i) for i in range(k)
-                   if gap[i] <= self.tolerance and vn[i] < -floor]
+            # (as Python numbers: nothing is due in most calls, e.g. at
+            # the start, and this test is then all the work)
+            floor = 1e-12 * max(1.0, *self.largest.tolist())
+            due = [(speed, i) for i, (distance, speed) in
+                   enumerate(zip(gap.tolist(), vn.tolist()))
+                   if distance <= self.tolerance and speed < -floor]
             if not due:
                 break
             due.sort()
