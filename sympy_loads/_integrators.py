@@ -64,7 +64,8 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     stepping only, see :func:`_kernel_dop853`) applies the impacts at
     ``t`` without ending the run; elsewhere each impact ends it.
     """
-    if method == 'DOP853' and problem is not None and problem.steppable:
+    if (method == 'DOP853' and problem is not None and problem.steppable
+            and (impacts is None or impacts.function.address is not None)):
         return _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol,
                               max_step, impacts, first_step, resolve)
     if method == 'DOP853' and t_eval is None and impacts is None:

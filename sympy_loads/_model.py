@@ -16,6 +16,7 @@ evaluated.
 
 import pickle
 import time
+import warnings
 import weakref
 
 import numpy as np
@@ -23,9 +24,10 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from ._equations import unconstrained_equations
-from ._numeric.codegen import CodegenError, generate, symengine_available
+from ._numeric.codegen import (CodegenError, MiscompiledError, generate,
+                               symengine_available)
 from ._numeric.codegen import to_symengine
-from ._utils import _as_loads, _kanes_parts
+from ._utils import _as_loads, _internal_prefix, _kanes_parts
 
 __all__ = []
 
@@ -87,20 +89,18 @@ class NumericModel:
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
         self._check_and_collect(everything, f_h, kane)
 
-        # the plain symbols of the input vector
-        plain = {_TIME: sm.Symbol('_t')}
+        # the plain symbols of the input vector, under a prefix that starts
+        # no constant's name (the constants keep their own names)
+        tag = self._tag = _internal_prefix(self._candidates)
+        plain = {_TIME: sm.Symbol(f'{tag}t')}
         self._inputs = [plain[_TIME]]
-        for prefix, symbols in (('_q', self.q), ('_u', self.u)):
+        for prefix, symbols in ((f'{tag}q', self.q), (f'{tag}u', self.u)):
             for i, symbol in enumerate(symbols):
                 plain[symbol] = sm.Symbol(f'{prefix}{i}')
                 self._inputs.append(plain[symbol])
         for i, symbol in enumerate(self.specified + self.friction):
-            plain[symbol] = sm.Symbol(f'_s{i}')
+            plain[symbol] = sm.Symbol(f'{tag}s{i}')
             self._inputs.append(plain[symbol])
-        clash = set(self._candidates) & {str(s) for s in plain.values()}
-        if clash:
-            raise ValueError(f'model: the constants {sorted(clash)} clash '
-                             f'with internal names; rename them.')
         self._plain = plain
         self.dims = np.array([len(self.q), len(self.u), len(f_h),
                               len(q_dep), len(u_dep),
@@ -282,7 +282,13 @@ class NumericModel:
             return self._outputs[key]
         kindiff = self.kindiff
         udot = [s.diff(_TIME) for s in self.u]
-        udot_symbols = [sm.Symbol(f'_ud{i}') for i in range(len(self.u))]
+        # internal names of the outputs' own inputs: a prefix that starts
+        # no name of the model or of the outputs
+        names = set(self._candidates)
+        for expr in outputs.values():
+            names |= {s.name for s in sm.sympify(expr).free_symbols}
+        tag = _internal_prefix(names, self._tag)
+        udot_symbols = [sm.Symbol(f'{tag}ud{i}') for i in range(len(self.u))]
         allowed = (set(self.q) | set(self.u) | set(self.specified)
                    | set(self.friction))
         exprs, shapes = [], []
@@ -313,12 +319,20 @@ class NumericModel:
         extra = sorted(set().union(*[e.free_symbols for e in exprs])
                        - {_TIME} - set(self.constants) - set(udot_symbols),
                        key=_symbol_key) if exprs else []
-        flat = [e.xreplace(self._plain) for matrix in exprs for e in matrix]
-        inputs = self.inputs() + list(extra) + udot_symbols
+        # the extra constants under internal names too: one of them may
+        # have the name of an internal symbol of the model
+        renamed = {s: sm.Symbol(f'{tag}e{i}') for i, s in
+                   enumerate(extra)}
+        flat = [e.xreplace(renamed).xreplace(self._plain)
+                for matrix in exprs for e in matrix]
+        inputs = self.inputs() + list(renamed.values()) + udot_symbols
         kind = 'llvm' if self.backend == 'compiled' else 'numpy'
         try:
             function = generate(inputs, flat, kind, 'outputs')
-        except CodegenError:
+        except CodegenError as error:
+            if isinstance(error, MiscompiledError):
+                warnings.warn(f'{error} Using the NumPy back end for the '
+                              f'outputs.', RuntimeWarning, stacklevel=4)
             function = generate(inputs, flat, 'numpy', 'outputs')
         sizes = [len(e) for e in exprs]
         uses_udot = any(e.has(*udot_symbols) for e in exprs)

@@ -95,6 +95,11 @@ class Problem:
         else:
             self._opts = np.array(opts, dtype=float)
 
+    @property
+    def newton_tolerance(self):
+        """The largest constraint residual Newton-Raphson accepts."""
+        return float(self._opts[0])
+
     # state layout: [q (all), u (all)] if not partitioned, else
     # [q (all; dependent entries only as Newton guesses), u_ind]
     def pack(self, q, u):

@@ -142,10 +142,85 @@ def _body_masscenter_and_frame(body, argname):
     return body.masscenter, frame
 
 
+def _internal_prefix(names, base='_'):
+    """The shortest run of underscores, at least ``base``, that starts none
+    of ``names``: symbols a module generates under this prefix cannot take
+    the name of one of the user's symbols.
+
+    >>> from sympy_loads._utils import _internal_prefix
+    >>> _internal_prefix(['m', 'g']), _internal_prefix(['m', '_q0', '__x'])
+    ('_', '___')
+    """
+    names = [str(name) for name in names]
+    prefix = base
+    while any(name.startswith(prefix) for name in names):
+        prefix += '_'
+    return prefix
+
+
+def _placeholder_map(inputs, symbols, placeholders):
+    """``{symbol: placeholder}``: each of ``inputs`` maps to the placeholder
+    at its position, and so does any other of ``symbols`` with its name
+    (code printers identify symbols by name, so ``Symbol('m')`` and
+    ``Symbol('m', positive=True)`` were always one input). Dummies are
+    matched by identity only."""
+    mapping = dict(zip(inputs, placeholders))
+    by_name = {}
+    for symbol, placeholder in zip(inputs, placeholders):
+        if not isinstance(symbol, sm.Dummy):
+            by_name.setdefault(getattr(symbol, 'name', None), placeholder)
+    for symbol in symbols:
+        if symbol not in mapping and not isinstance(symbol, sm.Dummy):
+            name = getattr(symbol, 'name', None)
+            if name in by_name:
+                mapping[symbol] = by_name[name]
+    return mapping
+
+
+def _flat_leaves(args):
+    """The leaves of nested lists and tuples of symbols, in order."""
+    if isinstance(args, (list, tuple)):
+        return [leaf for arg in args for leaf in _flat_leaves(arg)]
+    return [args]
+
+
 def _lambdify(args, expr):
-    """Generate NumPy code for ``expr`` of ``args`` once, with common
-    subexpressions eliminated (the one place numeric code is generated)."""
-    return sm.lambdify(args, expr, modules='numpy', cse=True)
+    """Generate NumPy code for ``expr`` of ``args`` (nested lists of
+    symbols, as ``lambdify`` takes them) once, with common subexpressions
+    eliminated.
+
+    Every argument is renamed ``_a0, _a1, ...`` first: the generated code
+    names its common subexpressions ``x0, x1, ...`` and calls NumPy
+    functions by name, so a user's symbol named ``x1`` or ``sin`` could
+    otherwise take the place of either.
+
+    >>> import sympy as sm
+    >>> from sympy_loads._utils import _lambdify
+    >>> sin, x0 = sm.symbols('sin x0')
+    >>> f = _lambdify([[x0, sin]], sm.cos(x0)*sin + sm.sin(sin))
+    >>> round(float(f([0.0, 2.0])), 12) == round(2 + float(sm.sin(2)), 12)
+    True
+    """
+    leaves = _flat_leaves(args)
+    placeholders = [sm.Symbol(f'_a{i}') for i in range(len(leaves))]
+    iterator = iter(placeholders)
+
+    def rebuild(arg):
+        if isinstance(arg, (list, tuple)):
+            return type(arg)(rebuild(a) for a in arg)
+        return next(iterator)
+
+    renamed = rebuild(args)
+    exprs = expr if isinstance(expr, (list, tuple)) else [expr]
+    symbols = set()
+    for e in exprs:
+        symbols |= sm.sympify(e).free_symbols
+    mapping = _placeholder_map(leaves, symbols, placeholders)
+    if isinstance(expr, (list, tuple)):
+        expr = type(expr)(sm.sympify(e).xreplace(mapping) for e in expr)
+    else:
+        expr = sm.sympify(expr).xreplace(mapping)
+    return sm.lambdify(renamed, expr, modules='numpy', cse=True)
 
 
 def _is_zero_vector(vector):

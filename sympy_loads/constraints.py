@@ -44,7 +44,7 @@ from ._constraint_kinematics import ConstraintKinematics
 from ._numeric import resolve_backend
 from ._numeric.codegen import symengine_available, to_symengine
 from ._numeric.constraint_engine import ConstraintEngine
-from ._utils import _as_float, _check_type, _kanes_parts
+from ._utils import _as_float, _check_type, _internal_prefix, _kanes_parts
 
 __all__ = ['HolonomicConstraintSolver', 'ConstraintAnalysis',
            'ConstraintSolverError']
@@ -476,12 +476,15 @@ class HolonomicConstraintSolver(ConstraintKinematics):
             values[key] = _as_float(f'constants: the value of {key}', value)
 
         n = len(coordinates)
-        q_syms = [sm.Symbol(f'_q{i}') for i in range(n)]
-        u_syms = [sm.Symbol(f'_u{i}') for i in range(n)]
-        t_sym = sm.Symbol('_t')
+        # internal names under a prefix that starts no name of the user's
+        names = {str(s) for e in exprs for s in sm.sympify(e).free_symbols}
+        tag = _internal_prefix(names | {str(key) for key in values})
+        q_syms = [sm.Symbol(f'{tag}q{i}') for i in range(n)]
+        u_syms = [sm.Symbol(f'{tag}u{i}') for i in range(n)]
+        t_sym = sm.Symbol(f'{tag}t')
         used = sorted((key for key in values
                        if any(e.has(key) for e in exprs)), key=str)
-        p_syms = [sm.Symbol(f'_p{i}') for i in range(len(used))]
+        p_syms = [sm.Symbol(f'{tag}p{i}') for i in range(len(used))]
         mapping = dict(zip(coordinates, q_syms))
         mapping.update(zip(used, p_syms))
         mapping[time] = t_sym

@@ -65,7 +65,7 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
-from ._numeric.codegen import CodegenError
+from ._numeric.codegen import CodegenError, MiscompiledError
 from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
                       _check_impacts, _check_joint_friction,
                       _check_max_step, _check_method, _check_t_eval,
@@ -118,8 +118,8 @@ class SimulationError(RuntimeError):
     ...     failure = error
     >>> bool(0 < failure.time < 5), isinstance(failure, RuntimeError)
     (True, True)
-    >>> print(str(failure)[:55])
-    the mechanism reached a singular (toggle) configuration
+    >>> 'toggle configuration' in str(failure)
+    True
     >>> print(round(float(failure.q[0]), 6))      # x reached the radius
     1.0
 
@@ -363,6 +363,52 @@ def _kanes_method_of(model):
 
 _CACHE = weakref.WeakKeyDictionary()
 
+#: Round-off allowed in a returned sample's constraint residuals beyond the
+#: Newton-Raphson tolerance, relative to the size of the coordinates (and,
+#: for the velocity constraints, of the speeds too): a million units in the
+#: last place, far above what evaluating the constraints at a converged
+#: solution leaves and far below any violation that matters.
+RESIDUAL_ROUNDOFF = 1e-9
+
+
+def _check_residuals(problem, solver, times, q, u, residual,
+                     velocity_residual):
+    """Raise :class:`SimulationError` if a sample violates the holonomic
+    or velocity constraints by more than the Newton-Raphson tolerance plus
+    round-off (:data:`RESIDUAL_ROUNDOFF`): a run never reports success
+    with samples off the constraints. The holonomic residual is taken
+    both from the model's functions and from the constraint solver's,
+    generated separately, so that one wrong function cannot hide its own
+    error."""
+    if not len(times):
+        return
+    if solver is not None:
+        independent = np.max(np.abs(solver.residual(q, times)), axis=1,
+                             initial=0.0)
+        residual = np.maximum(residual, independent)   # NaN stays
+    tolerance = problem.newton_tolerance
+    size_q = max(1.0, float(np.max(np.abs(q), initial=0.0)))
+    size_u = max(1.0, float(np.max(np.abs(u), initial=0.0)))
+    for values, bound, kind in (
+            (residual, tolerance + RESIDUAL_ROUNDOFF * size_q,
+             'holonomic constraints'),
+            (velocity_residual,
+             tolerance + RESIDUAL_ROUNDOFF * size_q * size_u,
+             'velocity constraints')):
+        values = np.asarray(values, dtype=float)
+        bad = ~(values <= bound)          # NaN counts as a violation
+        if bad.any():
+            i = int(np.argmax(np.where(bad, np.nan_to_num(values,
+                                                         nan=np.inf), -1)))
+            raise SimulationError(
+                f'the sample at t = {times[i]:.10g} violates the {kind} by '
+                f'{values[i]:.3g}, more than the Newton-Raphson tolerance '
+                f'{tolerance:.3g} plus round-off ({bound:.3g}); '
+                f'{int(bad.sum())} of {len(times)} samples do. The numeric '
+                f'functions of the model disagree with each other (please '
+                f"report it); backend='numpy' computes them another way.",
+                time=float(times[i]), q=q[i].copy(), u=u[i].copy())
+
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
     """The cached :class:`._model.NumericModel` of ``kane`` (generated on
@@ -378,7 +424,10 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
             _log_slow(f'generating {backend} code for the model',
                       model.seconds['codegen'])
         except CodegenError as error:
-            if backend != 'compiled' or strict:
+            # a miscompile is no fault of the model: NumPy serves it even
+            # where the compiled back end was asked for
+            if backend != 'compiled' or (
+                    strict and not isinstance(error, MiscompiledError)):
                 raise ValueError(f'simulate(): {error}') from None
             warnings.warn(f'{error} Using the NumPy back end.',
                           RuntimeWarning, stacklevel=3)
@@ -776,6 +825,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         raise error
     times = solution.t
     q, u, residual, velocity_residual = problem.samples(times, solution.y)
+    _check_residuals(problem, solver, times, q, u, residual,
+                     velocity_residual)
     values = evaluate_outputs(problem, output_spec, times, q, u,
                               [constants_map[s] for s in output_spec[4]]) \
         if output_spec else {}

@@ -15,6 +15,17 @@ and a flat float64 output vector of ``n_out`` entries. Two back ends:
     ``sympy.lambdify(..., cse=True)`` with NumPy; ``address`` is None.
     It evaluates a batch too: ``x`` of shape ``(m, n_in)``.
 
+Inputs are renamed ``_in0, _in1, ...`` before code generation, whatever
+the caller named them: both back ends name their common subexpressions
+``x0, x1, ...`` and the NumPy code calls functions by name, so a constant
+the user named ``x1`` (SymEngine 0.15 reuses the name of an argument the
+outputs do not use for a temporary, and returns wrong values silently) or
+``sin`` would otherwise be confused with them. Each compiled function is
+then checked once against SymEngine's own evaluation of the expressions
+(substitution, no code generation) at a random input; a mismatch beyond
+round-off raises :class:`MiscompiledError`, which the callers answer with
+the NumPy back end and a warning.
+
 A :class:`GeneratedFunction` keeps its SymEngine object alive as long as
 its address may be used. It pickles as its expressions, plus, for the LLVM
 back end, its machine code: a process on the same kind of processor loads
@@ -23,13 +34,14 @@ generates the function again from the expressions.
 """
 
 import ctypes
+import math
 import pickle
 import time
 
 import numpy as np
 import sympy as sm
 
-from .._utils import _zero_indicator, euclidean_norm
+from .._utils import _placeholder_map, _zero_indicator, euclidean_norm
 
 __all__ = []
 
@@ -41,6 +53,20 @@ except ImportError:  # pragma: no cover - symengine is a run-time dependency
 
 class CodegenError(ValueError):
     """The expressions cannot be compiled by the requested back end."""
+
+
+class MiscompiledError(CodegenError):
+    """The compiled code does not evaluate to the expressions it was made
+    from (see :meth:`GeneratedFunction.verify`)."""
+
+
+#: The check of compiled code: at :data:`CHECK_SEED`'s random input (every
+#: entry uniform in [0.5, 1.5]), an output agrees when it is within
+#: ``CHECK_RTOL * max(1, |reference|)`` of the reference; differences of
+#: round-off (common subexpressions, another order of operations) are some
+#: 1e-15 relative, and the wrong input of a miscompile is O(1).
+CHECK_RTOL = 1e-8
+CHECK_SEED = 20261125
 
 
 def symengine_available():
@@ -104,6 +130,7 @@ class GeneratedFunction:
         self.name = name
         self.n_in = len(self.inputs)
         self.n_out = len(self.outputs)
+        self._converted = None
         start = time.perf_counter()
         if backend == 'llvm' and compiled is not None:
             self._lambdify = compiled    # machine code from a pickle
@@ -114,13 +141,38 @@ class GeneratedFunction:
             self._build_numpy()
         else:
             raise ValueError(f'unknown code generation back end {backend!r}')
+        if backend == 'llvm':
+            self.verify()
+        self._converted = None       # the converted copies are not kept
         self.seconds = time.perf_counter() - start
+
+    def _placeholders(self, module):
+        """``(placeholders, outputs)``: the renamed inputs ``_in0, ...``
+        and the outputs in them, as expressions of ``module`` (SymEngine
+        or SymPy). An output symbol that is not an input is an error of
+        the caller's bookkeeping."""
+        if module is sm:
+            inputs = [_as_sympy(s) for s in self.inputs]
+            outputs = [for_codegen(_as_sympy(e)) for e in self.outputs]
+        else:
+            inputs, outputs = self._symengine_expressions()
+        placeholders = [module.Symbol(f'_in{i}') for i in range(self.n_in)]
+        symbols = set()
+        for expr in outputs:
+            symbols |= set(expr.free_symbols)
+        mapping = _placeholder_map(inputs, symbols, placeholders)
+        unknown = symbols - set(mapping)
+        if unknown:
+            raise ValueError(
+                f'{self.name}: the outputs contain '
+                f'{sorted(map(str, unknown))}, which are not among the '
+                f'inputs of the function.')
+        return placeholders, [e.xreplace(mapping) for e in outputs]
 
     def _build_llvm(self):
         if _symengine is None:
             raise CodegenError('SymEngine is not installed.')
-        inputs = to_symengine(self.inputs)
-        outputs = to_symengine(self.outputs)
+        inputs, outputs = self._placeholders(_symengine)
         # undefined functions and SymPy functions SymEngine only wraps
         # (``FunctionSymbol``, ``PyFunction``) cannot be compiled
         unknown = set()
@@ -148,11 +200,44 @@ class GeneratedFunction:
         self.data = data.value or 0
 
     def _build_numpy(self):
-        outputs = [for_codegen(_as_sympy(e)) for e in self.outputs]
-        self._numpy = sm.lambdify(self.inputs, outputs, modules='numpy',
+        inputs, outputs = self._placeholders(sm)
+        self._numpy = sm.lambdify(inputs, outputs, modules='numpy',
                                   cse=True)
         self.address = None
         self.data = 0
+
+    def _symengine_expressions(self):
+        """``(inputs, outputs)`` converted to SymEngine (once)."""
+        if self._converted is None:
+            self._converted = (to_symengine(self.inputs),
+                               to_symengine(self.outputs))
+        return self._converted
+
+    def verify(self):
+        """Check the compiled code once against SymEngine's evaluation of
+        the expressions (numbers substituted for the inputs under their own
+        names, no code generation) at a random input; raise
+        :class:`MiscompiledError` naming the first output that differs by
+        more than round-off (:data:`CHECK_RTOL`). Outputs whose reference
+        is not a real number there (a complex square root, an undefined
+        quotient) are not compared."""
+        if self.n_out == 0:
+            return
+        x = np.random.default_rng(CHECK_SEED).uniform(0.5, 1.5, self.n_in)
+        got = self(x)
+        inputs, outputs = self._symengine_expressions()
+        values = dict(zip(inputs, [_symengine.RealDouble(v) for v in x]))
+        for i, expr in enumerate(outputs):
+            reference = _real_number(expr.xreplace(values))
+            if reference is None or not math.isfinite(reference):
+                continue
+            if not abs(got[i] - reference) <= CHECK_RTOL * max(
+                    1.0, abs(reference)):
+                raise MiscompiledError(
+                    f'{self.name}: the code SymEngine '
+                    f'{_symengine.__version__} compiled gives {got[i]!r} '
+                    f'for output {i} at a test input where the expression '
+                    f'evaluates to {reference!r} (a miscompile).')
 
     def __call__(self, x):
         """Evaluate at ``x`` (shape ``(n_in,)``, or ``(m, n_in)`` for a
@@ -194,11 +279,25 @@ class GeneratedFunction:
 
 
 def _unpickle_function(inputs, outputs, backend, name, code=None):
-    """The :class:`GeneratedFunction` of a pickle (see its ``__reduce__``)."""
+    """The :class:`GeneratedFunction` of a pickle (see its ``__reduce__``);
+    machine code that fails its check is compiled again."""
     if code is not None and code[0] == host_fingerprint():
-        return GeneratedFunction(inputs, outputs, backend, name,
-                                 compiled=pickle.loads(code[1]))
+        try:
+            return GeneratedFunction(inputs, outputs, backend, name,
+                                     compiled=pickle.loads(code[1]))
+        except MiscompiledError:
+            pass
     return GeneratedFunction(inputs, outputs, backend, name)
+
+
+def _real_number(value):
+    """``value`` (a SymEngine expression) as a float where it is a real
+    number, else None."""
+    try:
+        number = complex(value)
+    except (TypeError, RuntimeError, ValueError):
+        return None
+    return number.real if number.imag == 0 else None
 
 
 _HOST = []
@@ -242,5 +341,6 @@ def _as_sympy(expr):
 def generate(inputs, outputs, backend, name='function'):
     """A :class:`GeneratedFunction`; ``backend='llvm'`` falls back to
     nothing: it raises :class:`CodegenError` when SymEngine cannot compile
-    the expressions (the caller decides whether NumPy may serve)."""
+    the expressions, :class:`MiscompiledError` when the compiled code fails
+    its check (the caller decides whether NumPy may serve)."""
     return GeneratedFunction(inputs, outputs, backend, name)

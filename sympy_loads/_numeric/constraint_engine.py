@@ -17,7 +17,8 @@ import warnings
 import numpy as np
 
 from . import CONVERGED, SINGULAR, SINGULAR_RATIO, numpy_kernels
-from .codegen import CodegenError, GeneratedFunction, generate
+from .codegen import (CodegenError, GeneratedFunction, MiscompiledError,
+                      generate)
 
 __all__ = []
 
@@ -69,7 +70,7 @@ class ConstraintEngine:
                 self.rates_function = generate(inputs, rates, 'llvm',
                                                'rates')
             except CodegenError as error:
-                if strict:
+                if strict and not isinstance(error, MiscompiledError):
                     raise ValueError(f"backend='compiled': {error}") \
                         from None
                 warnings.warn(f'{error} Using the NumPy back end.',
