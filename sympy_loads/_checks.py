@@ -5,8 +5,11 @@ import math
 
 import numpy as np
 import sympy as sm
+from sympy.physics.mechanics import dynamicsymbols
 
 from ._utils import _as_float, _real_array
+
+_TIME = dynamicsymbols._t
 
 __all__ = []
 
@@ -93,6 +96,11 @@ def _pack_constants(nm, constants, extra=()):
                     f'constants: {key} is a specified input (a function of '
                     f'time); pass it with specified={{{key}: ...}}.')
             raise TypeError(f'constants: key {key!r} is not a SymPy Symbol.')
+        if key == _TIME:
+            raise ValueError(
+                f'constants: {key} is the time of the equations of motion '
+                f'(dynamicsymbols._t), not a constant; give the constant '
+                f'another name.')
         values[key] = _as_float(_entry('constants', key), value)
     needed = list(nm.constants) + list(extra)
     # the numeric model names some constants only by name (those it meets

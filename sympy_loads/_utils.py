@@ -162,18 +162,22 @@ def _placeholder_map(inputs, symbols, placeholders):
     """``{symbol: placeholder}``: each of ``inputs`` maps to the placeholder
     at its position, and so does any other of ``symbols`` with its name
     (code printers identify symbols by name, so ``Symbol('m')`` and
-    ``Symbol('m', positive=True)`` were always one input). Dummies are
-    matched by identity only."""
+    ``Symbol('m', positive=True)`` were always one input). Dummies and
+    anything but SymPy symbols (functions of time, SymEngine's symbols,
+    which are equal by name anyway) are matched by identity only."""
+
+    def named(symbol):
+        return isinstance(symbol, sm.Symbol) and not isinstance(symbol,
+                                                                sm.Dummy)
     mapping = dict(zip(inputs, placeholders))
     by_name = {}
     for symbol, placeholder in zip(inputs, placeholders):
-        if not isinstance(symbol, sm.Dummy):
-            by_name.setdefault(getattr(symbol, 'name', None), placeholder)
+        if named(symbol):
+            by_name.setdefault(symbol.name, placeholder)
     for symbol in symbols:
-        if symbol not in mapping and not isinstance(symbol, sm.Dummy):
-            name = getattr(symbol, 'name', None)
-            if name in by_name:
-                mapping[symbol] = by_name[name]
+        if symbol not in mapping and named(symbol) and \
+                symbol.name in by_name:
+            mapping[symbol] = by_name[symbol.name]
     return mapping
 
 

@@ -31,6 +31,8 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
+from ._utils import _lambdify
+
 __all__ = ['point_positions', 'animate', 'save_gif']
 
 _AXES = ('x', 'y', 'z')
@@ -189,7 +191,7 @@ def point_positions(result, points, frame, *, origin=None, constants=None,
         raise ValueError(f'point_positions(): no value for {names}; pass '
                          f'constants={{...}} or use coordinates of the '
                          f'model')
-    function = sm.lambdify([t, coordinates], exprs, 'numpy', cse=True)
+    function = _lambdify([t, coordinates], exprs)
     times = np.asarray(result.t, dtype=float)
     q = np.asarray(result.q, dtype=float)
     columns = function(times, list(q.T))

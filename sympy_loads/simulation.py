@@ -643,8 +643,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         singular matrix) is handed to the diagnosing NumPy path, which
         recovers or reports it. ``'numpy'``: ``lambdify``-generated NumPy
         functions and NumPy's linear algebra. Both give the same results to
-        the integrator's tolerance. ``'numba'`` is an alias of
-        ``'compiled'``. ``result.timings`` says where the time went.
+        the integrator's tolerance, whatever the symbols are named (code
+        generation renames them). Each compiled function is checked once,
+        when it is generated, against SymEngine's evaluation of its
+        expressions at a random input; should they disagree (a
+        miscompile), that model runs on ``'numpy'`` with a
+        ``RuntimeWarning`` saying why, even where ``'compiled'`` was asked
+        for. ``'numba'`` is an alias of ``'compiled'``. ``result.timings``
+        says where the time went.
     constraint_options : dict, optional
         Keyword options of the :class:`HolonomicConstraintSolver`
         (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
@@ -684,9 +690,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         The initial configuration cannot be assembled from the guesses.
     SimulationError
         The constraints cannot be solved, the mass matrix is singular or the
-        joint-friction iteration fails during the integration, or impacts
-        accumulate (its ``result`` then holds the run up to that time); the
-        message gives the time and the state.
+        joint-friction iteration fails during the integration, impacts
+        accumulate (its ``result`` then holds the run up to that time), or
+        a sample violates the holonomic or velocity constraints by more
+        than the Newton-Raphson tolerance plus round-off (never returned as
+        a success); the message gives the time and the state.
 
     References
     ==========
