@@ -41,9 +41,6 @@ _ODEINT_MAX_STEPS = 1_000_000
 # the compiled DOP853's limit on steps (its counter is a 32-bit integer;
 # solve_ivp has none)
 _DOP853_MAX_STEPS = 2**31 - 1
-# where the compiled DOP853 counts its function evaluations (E. Hairer's
-# IWORK(17), zero-based)
-_NFCN = 16
 
 
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
@@ -285,6 +282,7 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
     with ``'dop853'``)."""
     t0, t1 = t_span
     times, states, errors = [], [], []
+    calls = [0]      # the driver's evaluations (its own count is private)
 
     failed = np.full(len(y0), np.nan)
 
@@ -294,6 +292,7 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
         # so it is kept and every later call returns NaN: each step is then
         # rejected until the step size underflows, within a few hundred
         # calls, and the error is raised after the driver returns.
+        calls[0] += 1
         if errors:
             return failed
         try:
@@ -320,9 +319,7 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
         raise errors[0]
     code = solver.get_return_code()
     success = code > 0
-    # the evaluations counted by the driver; read from the integrator
-    # object scipy.integrate.ode keeps (a private attribute)
-    nfev = int(solver._integrator.iwork[_NFCN])
+    nfev = calls[0]
     message = ('The solver successfully reached the end of the '
                'integration interval.' if success else
                f'DOP853 (compiled) stopped at t = {solver.t:.10g}: '

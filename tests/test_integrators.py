@@ -244,3 +244,24 @@ def test_compiled_stepping_hands_a_failed_evaluation_to_the_numpy_path():
     assert np.max(np.abs(compiled.y - numpy_run.y)) < 1e-9
     assert np.ptp(compiled.outputs['energy']) < 1e-8
     assert np.max(compiled.constraint_residual) < 1e-9
+
+
+def test_dop853_tableau_is_hairers():
+    """The tableau assembled from SciPy's public ``DOP853`` class equals
+    the full table of SciPy's coefficient module (where it still exists),
+    and its weights are consistent: each stage's ``A`` row sums to its
+    node ``C``, and the solution's weights (row 12) sum to 1."""
+    from sympy_loads._numeric.dop853 import tableau
+    A, C, E3, E5, D = tableau()
+    assert A.shape == (16, 16) and C.shape == (16,)
+    np.testing.assert_allclose(A.sum(axis=1), C, rtol=0, atol=1e-14)
+    assert A[12].sum() == pytest.approx(1.0, abs=1e-14)
+    assert np.abs(np.triu(A)).max() == 0.0          # explicit stages
+    try:
+        from scipy.integrate._ivp import dop853_coefficients as published
+    except ImportError:      # pragma: no cover - SciPy reorganised it
+        return
+    for ours, theirs in zip((A, C, E3, E5, D), (
+            published.A, published.C, published.E3, published.E5,
+            published.D)):
+        np.testing.assert_array_equal(ours, theirs)

@@ -31,8 +31,9 @@ its jump applied (:mod:`.jump`) without returning to Python; every other
 case returns EVENT, and Python resolves it
 (:class:`sympy_loads._impacts.ImpactEngine`).
 
-The Butcher tableau is SciPy's (``scipy.integrate._ivp.dop853_coefficients``,
-Hairer's published coefficients); it is passed in as arrays.
+The Butcher tableau is Hairer's published one, as SciPy's public
+``scipy.integrate.DOP853`` holds it (:func:`tableau`); it is passed in as
+arrays.
 
 ``state`` (floats, read and updated by :func:`advance`):
 
