@@ -204,3 +204,43 @@ def test_garbage_next_to_a_package_kernel_does_not_break_it(cache_dir):
     np.testing.assert_allclose(x, [1.0, 0.5])
     with open(os.path.join(folder, base + '.nbi'), 'rb') as f:
         assert f.read().startswith(kernel_cache.MAGIC)
+
+
+def test_changed_numba_internals_fall_back_to_numbas_own_cache(
+        tmp_path, cache_dir, monkeypatch):
+    """A numba whose FunctionCache no longer takes what the checked cache
+    gives it: the kernel still compiles, runs and is cached by numba's
+    own ``cache=True``, with one RuntimeWarning naming the problem."""
+    from sympy_loads._numeric import jit as jit_module
+
+    class Changed:
+        def __init__(self, py_func):
+            raise AttributeError("'FunctionCache' has no attribute "
+                                 "'_cache_path'")
+    monkeypatch.setattr(jit_module, 'CheckedFunctionCache', Changed)
+    monkeypatch.setattr(jit_module, '_warned', [])
+    with pytest.warns(RuntimeWarning, match=r"checked kernel cache does not "
+                                            r"work with numba .*_cache_path"):
+        kernel = load_kernel(tmp_path)
+    assert kernel(2.0, 3.0, 1.0) == 7.0
+    assert hits_and_misses(kernel) == (0, 1)
+    # numba's own cache: a second dispatcher loads it, and warns no more
+    with warnings.catch_warnings():
+        warnings.simplefilter('error', RuntimeWarning)
+        again = load_kernel(tmp_path)
+    assert again(2.0, 3.0, 1.0) == 7.0
+    assert hits_and_misses(again) == (1, 0)
+
+
+def test_missing_numba_internals_fall_back_to_numbas_own_cache(
+        tmp_path, cache_dir, monkeypatch):
+    """``numba.core.caching`` without the classes the checked cache
+    subclasses (the import fails): numba's own cache, one warning."""
+    from sympy_loads._numeric import jit as jit_module
+    monkeypatch.setattr(jit_module, 'CheckedFunctionCache', None)
+    monkeypatch.setattr(jit_module, '_CACHE_PROBLEM', 'ImportError: cannot '
+                        "import name 'IndexDataCacheFile'", raising=False)
+    monkeypatch.setattr(jit_module, '_warned', [])
+    with pytest.warns(RuntimeWarning, match='IndexDataCacheFile'):
+        kernel = load_kernel(tmp_path)
+    assert kernel(1.0, 1.0, 1.0) == 2.0

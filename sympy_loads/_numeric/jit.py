@@ -17,11 +17,33 @@ from numba import njit, typeof, types
 from numba.core import cgutils
 from numba.extending import intrinsic
 
-from .kernel_cache import CheckedFunctionCache, warn_uncached
+import warnings
+
+try:
+    from .kernel_cache import CheckedFunctionCache, warn_uncached
+except ImportError as error:     # numba's caching internals have moved
+    CheckedFunctionCache = warn_uncached = None
+    _CACHE_PROBLEM = f'{type(error).__name__}: {error}'
 
 __all__ = []
 
 _compile = njit(nogil=True, error_model='numpy')
+_compile_plain_cache = njit(nogil=True, error_model='numpy', cache=True)
+_warned = []
+
+
+def _plain_cache(function, problem):
+    """``function`` compiled with numba's own ``cache=True``: the fallback
+    where the checked cache cannot be set up on this numba (its internals,
+    tested on numba 0.60 - 0.68, changed); warns once per process."""
+    if not _warned:
+        _warned.append(problem)
+        import numba
+        warnings.warn(
+            f'sympy_loads: the checked kernel cache does not work with '
+            f'numba {numba.__version__} ({problem}); using numba\'s own '
+            f'on-disk cache instead.', RuntimeWarning, stacklevel=3)
+    return _compile_plain_cache(function)
 
 
 def jit(function):
@@ -29,13 +51,20 @@ def jit(function):
     checked on-disk cache of :mod:`.kernel_cache` in place of numba's own
     ``cache=True`` (trusted directories only, sealed files, damaged entries
     rebuilt). Without a usable cache directory the kernel is compiled in
-    memory in each process."""
+    memory in each process. Where a numba release has changed the
+    internals that cache builds on, numba's own ``cache=True`` serves, with
+    one ``RuntimeWarning``."""
+    if CheckedFunctionCache is None:
+        return _plain_cache(function, _CACHE_PROBLEM)
     dispatcher = _compile(function)
     try:
         # what numba's Dispatcher.enable_caching() does, with our class
         dispatcher._cache = CheckedFunctionCache(dispatcher.py_func)
     except RuntimeError:     # numba: no usable cache location
         warn_uncached(function.__name__)
+    except (AttributeError, TypeError, ValueError) as error:
+        # numba's FunctionCache or its locators changed shape
+        return _plain_cache(function, f'{type(error).__name__}: {error}')
     return dispatcher
 
 
