@@ -24,6 +24,13 @@ def _check_sign_method(value, argname='sign_method'):
     return value
 
 
+def _equals(expr, number):
+    """Whether the SymPy number ``expr`` has the value ``number``:
+    ``Float(0.0) == 0`` is False in SymPy, so values are compared, not
+    objects (a symbolic ``expr`` is not known to equal it)."""
+    return (expr - number).is_zero is True
+
+
 def smooth_sign(x, regularization=0, method='tanh'):
     r"""Return the sign of ``x``, exact or regularized by a speed
     :math:`\varepsilon`.
@@ -95,7 +102,7 @@ def smooth_sign(x, regularization=0, method='tanh'):
     x = _sympify_scalar('x', x)
     eps = _sympify_scalar('regularization', regularization, nonnegative=True)
     _check_sign_method(method, 'method')
-    if method == 'exact' or eps == 0:
+    if method == 'exact' or eps.is_zero:
         return sm.sign(x)
     if method == 'tanh':
         return sm.tanh(x / eps)
@@ -446,7 +453,7 @@ def _magnitude(s, normal_force, mu_k, mu_s, v_s, delta, c_v):
     only even powers of it occur)."""
     level = mu_k * normal_force
     if mu_s is not None:
-        if delta == 2:
+        if _equals(delta, 2):
             decay = sm.exp(-s**2 / v_s**2)
         else:
             decay = sm.exp(-(s / v_s)**delta)
@@ -543,7 +550,7 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
         normal_force, kinetic_coefficient, static_coefficient,
         stribeck_speed, exponent, viscous_coefficient)
     normal_force, mu_k, mu_s, v_s, delta, c_v = params
-    s = speed if (mu_s is None or delta == 2) else sm.Abs(speed)
+    s = speed if (mu_s is None or _equals(delta, 2)) else sm.Abs(speed)
     level, _ = _magnitude(s, *params)
     return (-level * smooth_sign(speed, regularization,
                                  _check_sign_method(sign_method))

@@ -63,7 +63,7 @@ from sympy.physics.mechanics import (ActuatorBase, Force, Point,
 from sympy.physics.vector import Vector
 
 from ._friction_laws import SIGN_METHODS as _SIGN_METHODS
-from ._friction_laws import (_check_sign_method,
+from ._friction_laws import (_check_sign_method, _equals,
                              _friction_parameters, _magnitude,
                              coulomb_friction, friction_law,
                              friction_magnitude, smooth_sign,
@@ -99,7 +99,7 @@ def _sign_over_speed(s, eps, method):
     rest.
     """
     indicator = _zero_indicator(s)
-    if method == 'exact' or eps == 0:
+    if method == 'exact' or sm.sympify(eps).is_zero:
         return (1 - indicator) / _nonzero_norm(s)
     if method == 'algebraic':
         return 1 / sm.sqrt(s**2 + eps**2)
@@ -224,8 +224,8 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     s = _speed(slip_velocity)
     c_v = params[-1]
     # the law has only even powers of s for exponent 2: sqrt(s2)**2 is s2
-    level, _ = _magnitude(sm.sqrt(s2) if params[4] == 2 else s, *params)
-    if sign_method == 'algebraic' and eps != 0:
+    level, _ = _magnitude(sm.sqrt(s2) if _equals(params[4], 2) else s, *params)
+    if sign_method == 'algebraic' and not eps.is_zero:
         direction_factor = 1 / sm.sqrt(s2 + eps**2)
     else:
         direction_factor = _sign_over_speed(s, eps, sign_method)
@@ -485,7 +485,8 @@ class SlidingFriction(ActuatorBase):
                  f'normal_force={self.normal_force}']
         for name, default in self._LAW_DEFAULTS:
             value = self._law[name]
-            if value != default:
+            if (value != default if isinstance(value, str) or value is None
+                    or default is None else not _equals(value, default)):
                 parts.append(f'{name}={value!r}' if isinstance(value, str)
                              else f'{name}={value}')
         if self.surface is not None:

@@ -39,6 +39,7 @@ from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import (_lambdify, _nonzero_norm, _set_once, _sympify_scalar,
                      euclidean_norm)
+from ._friction_laws import _equals
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 # joint_reactions and JointReaction are implemented in ._joint_reactions and
 # re-exported here.
@@ -235,7 +236,8 @@ class JointFriction(ActuatorBase):
                                           nonnegative=True)
         end_radius = _sympify_scalar('end_radius', end_radius,
                                      nonnegative=True)
-        if kind is not PinJoint and (end_coefficient != 0 or end_radius != 0):
+        if kind is not PinJoint and not (_equals(end_coefficient, 0)
+                                         and _equals(end_radius, 0)):
             raise ValueError('end_coefficient and end_radius (a thrust face) '
                              'apply to a PinJoint only.')
         _set_once(self, 'end_coefficient', end_coefficient)
@@ -243,7 +245,7 @@ class JointFriction(ActuatorBase):
         alpha = _sympify_scalar('alpha', alpha, nonnegative=True)
         if (alpha - 1).is_positive:
             raise ValueError(f'alpha must be at most 1, got {alpha}.')
-        if kind is not SphericalJoint and alpha != 1:
+        if kind is not SphericalJoint and not _equals(alpha, 1):
             raise ValueError('alpha applies to a SphericalJoint only.')
         _set_once(self, 'alpha', alpha)
         _set_once(self, 'preload', _sympify_scalar('preload', preload,
@@ -295,7 +297,9 @@ class JointFriction(ActuatorBase):
                     ('regularization', 0), ('sign_method', 'tanh')]
         for attr, default in defaults:
             value = getattr(self, attr)
-            if value != default:
+            if (attr in ('radius', 'sign_method') and value != default
+                    or attr not in ('radius', 'sign_method')
+                    and not _equals(value, default)):
                 args.append(f'{attr}={value!r}' if attr == 'sign_method'
                             else f'{attr}={value}')
         return f'{type(self).__name__}({", ".join(args)})'

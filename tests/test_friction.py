@@ -172,6 +172,28 @@ class TestArguments:
         assert smooth_sign(v) == sm.sign(v)
         assert smooth_sign(v, eps, method='exact') == sm.sign(v)
 
+    @pytest.mark.parametrize('zero', [0.0, sm.Float(0), np.float64(0.0)])
+    def test_float_zero_regularization_is_the_exact_sign(self, zero):
+        """``Float(0.0) != 0`` in SymPy: a float zero regularization must
+        still mean the exact sign, not ``tanh(zoo*v)``."""
+        assert smooth_sign(v, zero) == sm.sign(v)
+        assert coulomb_friction(v, N, mu_k, regularization=zero) == \
+            -N * mu_k * sm.sign(v)
+        law = friction_law(v, N, kinetic_coefficient=mu_k,
+                           regularization=zero)
+        assert not law.has(sm.zoo)
+        f = sm.lambdify([v], law.subs({N: 2.0, mu_k: 0.5}))
+        assert [f(-3.0), f(0.0), f(3.0)] == [1.0, 0.0, -1.0]
+        A = ReferenceFrame('A')
+        force = sliding_friction_force(v * A.x, N, kinetic_coefficient=mu_k,
+                                       regularization=zero)
+        assert not force.to_matrix(A).has(sm.zoo)
+
+    def test_float_exponent_two_is_the_gaussian_stribeck_law(self):
+        """exponent=2.0 gives the same (Gaussian, no Abs) law as 2."""
+        assert stribeck_friction(v, N, mu_k, mu_s, v_s, exponent=2.0) == \
+            stribeck_friction(v, N, mu_k, mu_s, v_s, exponent=2)
+
 
 # --- the vector law and the sliding-friction load -------------------------
 

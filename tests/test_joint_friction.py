@@ -474,6 +474,37 @@ class TestJointFriction:
         with pytest.raises(ValueError, match='alpha'):
             JointFriction(j['spherical'], coefficient=1, radius=1, alpha=2)
 
+    def test_float_defaults_are_the_defaults(self):
+        """``Float(0.0) != 0`` in SymPy: float zeros and ones given for the
+        defaults are accepted where the integers are, zero regularization
+        is the exact sign, and ``repr`` omits them."""
+        j = self.joints()
+        pin = JointFriction(j['pin'], coefficient=0.1, radius=0.02,
+                            regularization=0.0, alpha=1.0, preload=0.0)
+        (T,) = pin.symbols
+        w = j['pin'].speeds[0]
+        torque = pin.to_loads()[0].vector.dot(j['pin'].parent.frame.z)
+        assert sm.simplify(torque - (-T * sm.sign(w))) == 0
+        assert not torque.has(sm.zoo)
+        assert repr(pin) == ('JointFriction(PinJoint: p  parent: a  child: '
+                             'b, coefficient=0.100000000000000, '
+                             'radius=0.0200000000000000)')
+        slide = JointFriction(j['prismatic'], coefficient=0.3,
+                              end_coefficient=0.0, end_radius=0.0,
+                              regularization=np.float64(0.0))
+        (F,) = slide.symbols
+        assert slide.to_loads()[0].vector.dot(j['prismatic'].parent.frame.x) \
+            == -F * sm.sign(j['prismatic'].speeds[0])
+        ball = JointFriction(j['spherical'], coefficient=0.1, radius=0.02,
+                             regularization=0.0)
+        assert not ball.to_loads()[0].vector.to_matrix(
+            j['spherical'].parent.frame).has(sm.zoo)
+        with pytest.raises(ValueError, match='thrust'):
+            JointFriction(j['prismatic'], coefficient=0.3,
+                          end_coefficient=0.1)
+        with pytest.raises(ValueError, match='alpha'):
+            JointFriction(j['pin'], coefficient=0.3, radius=1, alpha=0.5)
+
     def test_immutable_and_repr(self):
         j = self.joints()
         fr = JointFriction(j['pin'], coefficient=mu, radius=R, preload=2,
