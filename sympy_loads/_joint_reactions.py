@@ -455,7 +455,8 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     TypeError
         If ``joint`` or ``model`` has the wrong type.
     ValueError
-        If the joint closes a kinematic loop of ``model.joints`` or the
+        If the joint is not part of ``model`` (its coordinates are not the
+        model's); if the joint closes a kinematic loop of ``model.joints`` or the
         model has dependent speeds, and ``child_bodies`` is not given; or if
         a load cannot be assigned to a side.
 
@@ -469,6 +470,16 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     """
     kind = _joint_kind(joint)
     N, bodies, loads, joints, q, u, qdot_map = _model_parts(model, frame)
+    foreign = [c for c in joint.coordinates if c not in q]
+    if foreign:
+        listed = ('model.joints' if isinstance(model, System) else
+                  'the coordinates of the KanesMethod')
+        raise ValueError(
+            f'joint {joint.name!r} is not part of the model: its '
+            f'coordinates ({", ".join(map(str, foreign))}) are not among '
+            f'the model\'s generalized coordinates '
+            f'({", ".join(map(str, q))}); add the joint to {listed}, or '
+            f'pass the model it belongs to.')
     if child_bodies is None and _dependent_speeds(model):
         raise ValueError(
             f'The model has dependent speeds {_dependent_speeds(model)} '

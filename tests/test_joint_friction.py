@@ -299,6 +299,23 @@ class TestJointReactions:
         with pytest.raises(AttributeError):
             r.force_components = sm.zeros(3, 1)
 
+    def test_joint_of_another_model_is_named(self):
+        """A joint that is not in the model: a ValueError naming it (SymPy
+        said "Velocity of point b_masscenter has not been defined")."""
+        system, pin = pendulum()
+        a, b = RigidBody('a', mass=m), RigidBody('b', mass=m)
+        stray = PinJoint('stray', a, b, joint_axis=a.z)
+        with pytest.raises(ValueError, match="joint 'stray' is not part of "
+                           r"the model: its coordinates \(q_stray\(t\)\)"):
+            joint_reactions(stray, system)
+        kane = KanesMethod(system.frame, system.q, system.u,
+                           kd_eqs=system.kdes, bodies=system.bodies)
+        with pytest.raises(ValueError, match="joint 'stray' is not part"):
+            joint_reactions(stray, kane)
+        # the model's own joint still gives the bob's tension m L u**2
+        r = joint_reactions(pin, kane)
+        assert sm.simplify(r.force_components[0] - m * L * u**2) == 0
+
     def test_bad_arguments(self):
         system, pin = pendulum()
         with pytest.raises(TypeError, match='joint must be'):
