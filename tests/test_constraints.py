@@ -798,3 +798,35 @@ def test_single_solves_from_several_threads_match_the_serial_ones(backend):
         for (q, qd), q_ref, qd_ref in zip(results, serial, serial_rates):
             np.testing.assert_array_equal(q, q_ref)
             np.testing.assert_array_equal(qd, qd_ref)
+
+
+@pytest.mark.parametrize('name', ['slider-crank', 'driven slider-crank'])
+def test_empty_batches_give_empty_arrays_of_the_right_shape(backend, name):
+    """A batch of no configurations, shape (0, n), gives empty results of
+    the batch shapes on both back ends (SymEngine raised "Broadcasting
+    failed" for residual() and jacobian()); one row of the same batch
+    still gives the slider-crank's values."""
+    s = solver(name, backend)
+    empty = np.empty((0, 3))
+    assert s.residual(empty).shape == (0, 3 if 'driven' in name else 2)
+    nc = s.residual(empty).shape[1]
+    assert s.jacobian(empty).shape == (0, nc, 3)
+    assert s.residual(empty, np.empty(0)).shape == (0, nc)
+    assert s.jacobian(empty, np.empty(0)).shape == (0, nc, 3)
+    assert s.solve_positions(empty).shape == (0, 3)
+    assert s.solve_positions(empty, np.empty(0)).shape == (0, 3)
+    assert s.solve_velocities(empty, empty).shape == (0, 3)
+    assert s.solve_accelerations(empty, empty, empty).shape == (0, 3)
+    # the same calls on one row
+    theta0 = 0.5
+    x0 = R_VALUE * np.cos(theta0) + np.sqrt(
+        L_VALUE**2 - (R_VALUE * np.sin(theta0))**2)
+    row = np.array([[theta0, np.arcsin(R_VALUE * np.sin(theta0) / L_VALUE),
+                     x0]])
+    t_row = theta0 / 2.0 if 'driven' in name else 0.0
+    np.testing.assert_allclose(s.residual(row, t_row), np.zeros((1, nc)),
+                               atol=1e-12)
+    J = s.jacobian(row, t_row)
+    np.testing.assert_allclose(J[0, 0], [-R_VALUE * np.sin(theta0),
+                                         -L_VALUE * np.sin(row[0, 1]), -1.0],
+                               rtol=1e-12)

@@ -251,11 +251,15 @@ class ConstraintEngine:
 
     def residual(self, Q, T):
         """``Phi`` for rows ``Q``: shape (m, nc)."""
+        if not Q.shape[0]:      # SymEngine refuses an empty batch
+            return np.empty((0, self.nc))
         return self.resjac(self.pack(Q, T))[:, :self.nc]
 
     def jacobian(self, Q, T):
         """``Phi_q`` (m, nc, n) and ``Phi_t`` (m, nc) for rows ``Q``."""
         m, n, nc = Q.shape[0], self.n, self.nc
+        if not m:               # SymEngine refuses an empty batch
+            return np.empty((0, nc, n)), np.empty((0, nc))
         values = self.rates_function(self.pack(Q, T))
         return (values[:, :nc * n].reshape(m, nc, n),
                 values[:, nc * n:nc * n + nc])
