@@ -25,6 +25,7 @@ References
    with Holonomic Constraints" (the animated four-bar linkage).
 """
 
+import math
 import numbers
 
 import numpy as np
@@ -67,6 +68,14 @@ def _check_axes(axes):
         raise ValueError(f"axes must be two or three of 'x', 'y', 'z', got "
                          f"{axes!r}")
     return axes
+
+
+def _check_positive(name, value):
+    """Refuse anything but a positive, finite real number."""
+    if (isinstance(value, bool) or not isinstance(value, numbers.Real)
+            or not 0 < value < math.inf):
+        raise ValueError(f'{name} must be a positive, finite number, got '
+                         f'{value!r}')
 
 
 def _check_result(result):
@@ -293,6 +302,13 @@ def animate(result, points, frame, *, origin=None, constants=None,
         simulated time of each frame), ``positions`` (shape (frames,
         points, 2)) and ``figure``. Save it with :func:`save_gif` or
         ``anim.save(...)``; close ``anim.figure`` when done.
+
+    Raises
+    ======
+
+    ValueError
+        If ``fps`` or ``speed`` is not a positive, finite number, ``axes``
+        are not two axes, or ``result`` has no samples.
     """
     import matplotlib.pyplot as plt
     from matplotlib.animation import FuncAnimation
@@ -302,9 +318,11 @@ def animate(result, points, frame, *, origin=None, constants=None,
         raise ValueError(f'animate() draws in a plane: give two axes, got '
                          f'{axes!r}')
     for name, value in (('fps', fps), ('speed', speed)):
-        if not isinstance(value, numbers.Real) or not value > 0:
-            raise ValueError(f'{name} must be a positive number, got '
-                             f'{value!r}')
+        _check_positive(name, value)
+    if len(np.asarray(result.t)) == 0:
+        raise ValueError('result has no samples (result.t is empty, e.g. a '
+                         'run stopped at its start): there is nothing to '
+                         'animate')
     chains = _chains(points)
     flat = [p for chain in chains for p in chain]
     if trace is not None and not isinstance(trace, me.Point):
@@ -444,10 +462,18 @@ def save_gif(animation, path, *, fps=None, dpi=80):
 
     str
         ``path``.
+
+    Raises
+    ======
+
+    ValueError
+        If ``fps`` or ``dpi`` is not a positive, finite number.
     """
     from matplotlib.animation import PillowWriter
 
     fps = fps if fps is not None else getattr(animation, 'fps', 25)
+    _check_positive('fps', fps)
+    _check_positive('dpi', dpi)
     images = None
     if hasattr(animation, '_sympy_loads_frames'):
         images = _blitted_frames(animation, dpi)

@@ -156,3 +156,48 @@ def test_save_gif_writes_every_frame_at_the_frame_rate(double_pendulum,
     assert gif.n_frames == 11                  # 1 s at 10 frames per second
     assert gif.info['duration'] == 100         # ms per frame
     assert gif.info['loop'] == 0               # repeats forever
+
+
+@pytest.mark.filterwarnings('ignore:Animation was deleted without rendering')
+def test_result_without_samples_is_refused(double_pendulum):
+    """A result with no samples (a run stopped at its start): a ValueError
+    saying so, not matplotlib's IndexError; its first sample alone still
+    animates as one frame at the start configuration."""
+    import dataclasses
+    d = double_pendulum
+    res = d['result']
+    empty = dataclasses.replace(res, t=res.t[:0], q=res.q[:0], u=res.u[:0])
+    with pytest.raises(ValueError, match='result has no samples'):
+        animate(empty, [d['O'], d['P1']], d['N'])
+    first = dataclasses.replace(res, t=res.t[:1], q=res.q[:1], u=res.u[:1])
+    anim = animate(first, [d['O'], d['P1']], d['N'])
+    try:
+        np.testing.assert_allclose(anim.frame_times, [0.0])
+        # P1 at -A.y with q1 = 0.5 from O
+        np.testing.assert_allclose(anim.positions[0, 1],
+                                   [np.sin(0.5), -np.cos(0.5)], atol=1e-14)
+    finally:
+        matplotlib.pyplot.close(anim.figure)
+        del anim
+        gc.collect()
+
+
+@pytest.mark.filterwarnings('ignore:Animation was deleted without rendering')
+@pytest.mark.parametrize('name, value', [
+    ('fps', 0), ('fps', -1), ('fps', float('inf')), ('fps', float('nan')),
+    ('fps', True), ('dpi', 0), ('dpi', -80)])
+def test_save_gif_refuses_bad_rates_and_resolutions(double_pendulum,
+                                                     tmp_path, name, value):
+    """fps=0 raised ZeroDivisionError and fps=-1 OverflowError; now a
+    ValueError naming the argument, before any file is written."""
+    d = double_pendulum
+    anim = animate(d['result'], [d['O'], d['P1']], d['N'], fps=10)
+    try:
+        with pytest.raises(ValueError, match=f'^{name} must be a positive, '
+                           f'finite number'):
+            save_gif(anim, tmp_path / 'bad.gif', **{name: value})
+        assert not (tmp_path / 'bad.gif').exists()
+    finally:
+        matplotlib.pyplot.close(anim.figure)
+        del anim
+        gc.collect()
