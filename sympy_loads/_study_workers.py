@@ -7,6 +7,7 @@ functions and explains how the work is distributed.
 """
 
 import collections
+import dataclasses
 import hashlib
 import os
 import pickle
@@ -14,8 +15,13 @@ import threading
 import time
 import weakref
 
-from .simulation import simulate
+from .simulation import SimulationError, simulate
 from . import simulation as _simulation
+
+# Options of simulate() that refer to the model's own objects (a joint
+# friction holds a joint of the model, whose points and frames must be
+# those of the worker's copy of the model): they are pickled with the model.
+_BOUND_OPTIONS = ('joint_friction',)
 
 # A worker keeps this many prepared models (and option sets) per thread.
 _WORKER_CACHE_SIZE = 4
@@ -87,20 +93,38 @@ def _prepared_state(kane, constants):
 _PAYLOADS = weakref.WeakKeyDictionary()
 
 
-def _model_payload(model, kane, models, solvers):
-    """The pickled ``(model, kane, models, solvers)`` and its token,
-    reused while ``model`` and the numeric models and solvers cached for
-    ``kane`` are the same objects and no numeric model has generated more
-    output functions since (a new model, code generated for new constants
-    or new outputs, or a new solver makes a new pickle)."""
+def _split_options(options):
+    """``options`` without the options bound to the model's objects, and
+    those (see ``_BOUND_OPTIONS``)."""
+    bound = {name: options[name] for name in _BOUND_OPTIONS
+             if options.get(name) is not None}
+    rest = {name: value for name, value in options.items()
+            if name not in bound}
+    return rest, bound
+
+
+def _model_payload(model, kane, models, solvers, bound=None):
+    """The pickled ``(model, kane, models, solvers, bound)`` and its token,
+    reused while ``model``, the numeric models and solvers cached for
+    ``kane`` and the ``bound`` options (a joint friction, pickled with the
+    model so that it refers to the same copy of its joints and bodies) are
+    the same objects and no numeric model has generated more output
+    functions since (a new model, code generated for new constants or new
+    outputs, or a new solver makes a new pickle)."""
+    bound = dict(bound or {})
+    items = []
+    for name, value in bound.items():
+        value = [value] if hasattr(value, 'prepare') else list(value)
+        items.extend(((name, i), item, 0) for i, item in enumerate(value))
     parts = ([(key, nm, len(getattr(nm, '_outputs', ())))
               for key, nm in models.items()],
-             [(key, solver, 0) for key, solver in solvers.items()])
+             [(key, solver, 0) for key, solver in solvers.items()],
+             items)
     entry = _PAYLOADS.get(kane)
     if (entry is not None and entry[0]() is model
             and _same_items(entry[1], parts)):
         return entry[2], entry[3]
-    data = _dumps((model, kane, models, solvers), 'the model')
+    data = _dumps((model, kane, models, solvers, bound), 'the model')
     token = hashlib.sha256(data).hexdigest()
     try:
         reference = weakref.ref(model)
@@ -114,7 +138,7 @@ def _same_items(old, new):
     """True when two ``(models, solvers)`` lists of ``(key, object,
     number of output functions)`` hold the same keys, the very same
     objects and the same numbers."""
-    return all(len(a) == len(b) and all(
+    return len(old) == len(new) and all(len(a) == len(b) and all(
         ka == kb and va is vb and na == nb
         for (ka, va, na), (kb, vb, nb) in zip(a, b))
         for a, b in zip(old, new))
@@ -154,32 +178,49 @@ def _cached_load(token, data):
     return value, True
 
 
-def _run_chunk(model_token, model_data, job_token, job_data, chunk):
+def _run_chunk(model_token, model_data, job_token, job, chunk, mark=None):
     """Run a chunk of cases where this is called (a worker, or a thread).
 
-    ``model_data`` is the pickled ``(model, kane, numeric models, solvers)``
-    and ``job_data`` the pickled common arguments; both are unpickled once
-    per worker thread. ``chunk`` is ``(indices, values, given)``: the case
-    numbers, their values (one column per varied symbol) and which values
-    each case gives. Returns ``(records, info)``: one plain record per case
-    and ``{'pid', 'loaded', 'load_seconds'}``."""
+    ``model_data`` is the pickled ``(model, kane, numeric models, solvers,
+    bound options)``, unpickled once per worker thread. ``job`` holds the
+    common arguments: pickled (unpickled once per worker thread), or the
+    dictionary itself on a thread of this process, which needs no copy.
+    ``chunk`` is ``(indices, values, given)``: the case numbers, their
+    values (one column per varied symbol) and which values each case gives.
+    ``mark``, for a local process pool, is a file in which the number of
+    the case about to run is written (``done`` at the end): if the worker
+    dies, the study knows which case was running. Returns ``(records,
+    info)``: one plain record per case and ``{'pid', 'loaded',
+    'load_seconds'}``."""
     start = time.perf_counter()
     prepared, loaded = _cached_load(model_token, model_data)
-    model, kane, models, solvers = prepared
+    model, kane, models, solvers = prepared[:4]
+    bound = prepared[4] if len(prepared) > 4 else {}
     if loaded:
         _install_prepared_state(kane, models, solvers)
-    job, _ = _cached_load(job_token, job_data)
+    if isinstance(job, (bytes, bytearray)):
+        job, _ = _cached_load(job_token, job)
+    options = dict(job['options'], **bound)
     load_seconds = time.perf_counter() - start
     indices, values, given = chunk
     records = []
     for row, index in enumerate(indices):
+        if mark is not None:
+            _write_mark(mark, str(int(index)))
         initial, constants = _case_arguments(job, values[row], given[row])
         records.append((int(index), _run_case(
-            model, job['t_span'], initial, constants, job['options'])))
+            model, job['t_span'], initial, constants, options)))
         _prune_solvers(kane, solvers)
+    if mark is not None:
+        _write_mark(mark, 'done')
     info = {'pid': os.getpid(), 'loaded': loaded,
             'load_seconds': load_seconds}
     return records, info
+
+
+def _write_mark(path, text):
+    with open(path, 'w') as file:
+        file.write(text)
 
 
 def _prune_solvers(kane, kept):
@@ -203,13 +244,28 @@ def _case_arguments(job, values, given):
     return initial, constants
 
 
-def _run_case(model, t_span, initial, constants, options):
-    """One case: a plain record of the result, or of the failure."""
+def _simulate_case(model, t_span, initial, constants, options):
+    """One case: its :class:`SimulationResult`, the partial run of a
+    :class:`SimulationError` that kept one (impacts that accumulate) with
+    ``success=False`` and the error in ``message``, or ``{'error':
+    message}``."""
     try:
-        result = simulate(model, t_span, initial, constants, **options)
+        return simulate(model, t_span, initial, constants, **options)
+    except SimulationError as error:
+        if getattr(error, 'result', None) is None:
+            return {'error': _describe(error)}
+        return dataclasses.replace(error.result, success=False,
+                                   message=_describe(error))
     except Exception as error:   # one failing case loses nothing else
         return {'error': _describe(error)}
-    return _record(result)
+
+
+def _run_case(model, t_span, initial, constants, options):
+    """One case: a plain record of the result, or of the failure."""
+    outcome = _simulate_case(model, t_span, initial, constants, options)
+    if isinstance(outcome, dict):
+        return outcome
+    return _record(outcome)
 
 
 def _describe(error):

@@ -52,6 +52,8 @@ import hashlib
 import math
 import numbers
 import os
+import shutil
+import tempfile
 
 import numpy as np
 import sympy as sm
@@ -65,7 +67,7 @@ from .simulation import (SimulationError, SimulationResult,
 from . import simulation as _simulation
 from ._study_workers import (_case_arguments, _describe, _dumps,
                              _from_script, _model_payload, _prepared_state,
-                             _run_chunk)
+                             _run_chunk, _simulate_case, _split_options)
 
 __all__ = ['simulate_many', 'results_table']
 
@@ -161,6 +163,31 @@ def _classify(kane, cases):
     return keys, is_state, values, given
 
 
+def _check_same_symbols(keys, is_state, constants):
+    """A varied constant must be the very symbol that ``constants`` (or
+    another case) gives under its name: simulate() matches constants by
+    name only where one symbol has that name, so a case's
+    ``Symbol('k', positive=True)`` beside the shared ``Symbol('k')`` would
+    be ignored and every case would run with the shared value."""
+    symbols = {}
+    for key in list(constants) + [k for k, state in zip(keys, is_state)
+                                  if not state]:
+        if isinstance(key, sm.Symbol):
+            symbols.setdefault(key.name, []).append(key)
+    for key, state in zip(keys, is_state):
+        if state:
+            continue
+        others = [s for s in symbols[key.name] if s != key]
+        if others:
+            where = ('constants' if any(s in constants for s in others)
+                     else 'another case')
+            raise ValueError(
+                f'cases: the constant {sm.srepr(key)} has the name of '
+                f'{sm.srepr(others[0])} in {where} but other assumptions, '
+                f'so it would not replace it; use the same symbol in the '
+                f'cases and in constants.')
+
+
 def _check_constant_keys(kane, keys, is_state, constants, options,
                          validated):
     """Each varied constant must be a key of ``constants`` or a constant of
@@ -173,6 +200,13 @@ def _check_constant_keys(kane, keys, is_state, constants, options,
     outputs = options.get('outputs') or {}
     for expr in getattr(outputs, 'values', lambda: [])():
         names |= {s.name for s in getattr(expr, 'free_symbols', ())}
+    # the parameters of joint friction (a coefficient, a radius, ...)
+    friction = options.get('joint_friction') or ()
+    for item in [friction] if hasattr(friction, 'prepare') else friction:
+        for value in vars(item).values():
+            if isinstance(value, sm.Basic):
+                names |= {s.name for s in value.free_symbols
+                          if isinstance(s, sm.Symbol)}
     unknown = [k for k, state in zip(keys, is_state)
                if not state and k.name not in names]
     if unknown:
@@ -185,20 +219,24 @@ def _validate(model, job, values, given):
     """Run a very short simulation of the first case of each distinct set
     of varied symbols: every argument error of :func:`simulate` is raised
     here, before any work is sent, and the model's numeric code is built
-    (once) and cached. Returns the results of those runs (a case that cannot
-    be assembled or fails is left to its own run)."""
+    (once) and cached. Returns the results of those runs.
+
+    Only errors common to all cases are raised: a case that cannot be
+    assembled or fails is left to its own run, and so is a TypeError or
+    ValueError of one case (a start that penetrates an impact's plane, a
+    restitution above 1 from the case's constants) when another case
+    passes (when none of the first cases of each set passes, the others
+    are tried in order until one does). A case that lacks a constant or an
+    initial condition is an error of the study, raised."""
     options = job['options']
     t0, t1 = _check_t_span(job['t_span'])
     _check_t_eval(options.get('t_eval'), t0, t1)
     end = t0 + (t1 - t0) * 1e-9
     short = (t0, end if end != t0 else t1)
     probe = dict(options, t_eval=None)
-    seen, results = set(), []
-    for i in range(len(values)):
-        pattern = given[i].tobytes()
-        if pattern in seen:
-            continue
-        seen.add(pattern)
+    first, passed, results = {}, False, []
+
+    def run(i):
         initial, constants = _case_arguments(job, values[i], given[i])
         try:
             results.append(simulate(model, short, initial, constants,
@@ -206,9 +244,32 @@ def _validate(model, job, values, given):
         except (ConstraintSolverError, SimulationError):
             pass
         except (TypeError, ValueError) as error:
-            if len(seen) == 1:
-                raise
-            raise ValueError(f'cases[{i}]: {error}') from None
+            if str(error).startswith('simulate(): missing'):
+                if i == 0:
+                    raise
+                raise ValueError(f'cases[{i}]: {error}') from None
+            return error
+        return None
+
+    failures = []
+    for i in range(len(values)):
+        pattern = given[i].tobytes()
+        if pattern in first:
+            continue
+        first[pattern] = i
+        error = run(i)
+        if error is None:
+            passed = True
+        else:
+            failures.append(error)
+    for i in range(len(values)):
+        if passed or not failures:
+            break
+        if given[i].tobytes() in first and first[given[i].tobytes()] == i:
+            continue
+        passed = run(i) is None
+    if failures and not passed:     # every case fails: an argument error
+        raise failures[0]
     return results
 
 
@@ -399,6 +460,7 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
                         f'numbers, not {type(constants).__name__}.')
     constants = dict(constants)
     keys, is_state, values, given = _classify(kane, cases)
+    _check_same_symbols(keys, is_state, constants)
     if not cases:
         return []
     job = {'t_span': t_span, 'initial_conditions': initial,
@@ -449,11 +511,8 @@ def _run_serial(model, job, values, given, bar):
     records, failures = [], 0
     for i in range(len(values)):
         initial, constants = _case_arguments(job, values[i], given[i])
-        try:
-            record = simulate(model, job['t_span'], initial, constants,
-                              **job['options'])
-        except Exception as error:
-            record = {'error': _describe(error)}
+        record = _simulate_case(model, job['t_span'], initial, constants,
+                                job['options'])
         failures += _failed(record)
         records.append(record)
         _update(bar, 1, failures)
@@ -464,38 +523,147 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
                   bar):
     n = len(values)
     models, solvers = _prepared_state(kane, job['constants'])
-    model_data, model_token = _model_payload(model, kane, models, solvers)
-    job_data = _dumps(job, 'the options',
-                      by_value=_from_script(job['options']))
-    job_token = hashlib.sha256(job_data).hexdigest()
+    # a joint friction refers to the model's joints: pickled with the model
+    options, bound = _split_options(job['options'])
+    model_data, model_token = _model_payload(model, kane, models, solvers,
+                                             bound)
+    sent = dict(job, options=options)
+    if isinstance(executor, concurrent.futures.ThreadPoolExecutor):
+        # threads share this process: the options need no pickling (the
+        # model is still copied, once per thread, as its caches are not
+        # shared between threads)
+        job_data, job_token = sent, None
+    else:
+        job_data = _dumps(sent, 'the options',
+                          by_value=_from_script(options))
+        job_token = hashlib.sha256(job_data).hexdigest()
     size = chunksize or _default_chunksize(n, executor)
-    futures = {}
+    # a dead worker process breaks a ProcessPoolExecutor: the cases that
+    # did not finish are run again on a fresh pool like it, and the case
+    # each worker was running (written in a file per chunk) is run alone
+    # there to find the one that kills its worker
+    recover = isinstance(executor, concurrent.futures.ProcessPoolExecutor)
+    marks = tempfile.mkdtemp(prefix='sympy_loads_study_') if recover \
+        else None
+    records = [None] * n
+    failures = 0
+    submitted = 0
+
+    def store(chunk_records):
+        nonlocal failures
+        for index, record in chunk_records:
+            records[index] = record
+            failures += _failed(record)
+        _update(bar, len(chunk_records), failures)
+
+    def run_round(pool, pieces):
+        """Run ``pieces`` (``(start, stop)``) on ``pool``; returns those
+        lost with the pool, as ``(start, stop, mark, error)``."""
+        nonlocal submitted
+        futures, lost = {}, []
+        try:
+            for start, stop in pieces:
+                chunk = (np.arange(start, stop), values[start:stop],
+                         given[start:stop])
+                args = (model_token, model_data, job_token, job_data, chunk)
+                mark = None
+                if recover:
+                    mark = os.path.join(marks, str(submitted))
+                    args += (mark,)
+                submitted += 1
+                try:
+                    future = pool.submit(_run_chunk, *args)
+                except concurrent.futures.BrokenExecutor as error:
+                    if not recover:
+                        raise
+                    lost.append((start, stop, None, error))
+                    continue
+                futures[future] = (start, stop, mark)
+            for future in concurrent.futures.as_completed(futures):
+                start, stop, mark = futures[future]
+                try:
+                    chunk_records, _ = future.result()
+                except Exception as error:    # the worker itself failed
+                    if recover and isinstance(
+                            error, concurrent.futures.BrokenExecutor):
+                        lost.append((start, stop, mark, error))
+                        continue
+                    message = f'the worker failed: {_describe(error)}'
+                    chunk_records = [(i, {'error': message})
+                                     for i in range(start, stop)]
+                store(chunk_records)
+        finally:
+            for future in futures:
+                future.cancel()
+        return lost
+
+    pools = []
     try:
-        for start in range(0, n, size):
-            stop = min(n, start + size)
-            chunk = (np.arange(start, stop), values[start:stop],
-                     given[start:stop])
-            future = executor.submit(_run_chunk, model_token, model_data,
-                                     job_token, job_data, chunk)
-            futures[future] = (start, stop)
-        records = [None] * n
-        failures = 0
-        for future in concurrent.futures.as_completed(futures):
-            start, stop = futures[future]
-            try:
-                chunk_records, _ = future.result()
-            except Exception as error:    # the worker itself failed
-                message = f'the worker failed: {_describe(error)}'
-                chunk_records = [(i, {'error': message})
-                                 for i in range(start, stop)]
-            for index, record in chunk_records:
-                records[index] = record
-                failures += _failed(record)
-            _update(bar, stop - start, failures)
+        pool = executor
+        pieces = [(start, min(n, start + size))
+                  for start in range(0, n, size)]
+        while pieces:
+            lost = run_round(pool, pieces)
+            pieces, running = [], []
+            for start, stop, mark, error in lost:
+                index = _read_mark(mark)
+                if index is None:        # it had not started, or finished
+                    pieces.append((start, stop))
+                    continue
+                running.append((index, error))
+                pieces += [piece for piece in ((start, index),
+                                               (index + 1, stop))
+                           if piece[0] < piece[1]]
+            if lost and not running:
+                # the pool broke outside any case (loading the model):
+                # running the cases again would break the next pool too
+                for start, stop, _, error in lost:
+                    message = f'the worker failed: {_describe(error)}'
+                    store([(i, {'error': message})
+                           for i in range(start, stop)])
+                break
+            if running:
+                pool = _fresh_pool(executor)
+                pools.append(pool)
+            for index, error in sorted(running):
+                if run_round(pool, [(index, index + 1)]):
+                    store([(index, {'error': (
+                        f'the worker process died while running '
+                        f'cases[{index}] ({_describe(error)})')})])
+                    pool = _fresh_pool(executor)
+                    pools.append(pool)
         return records
     finally:
-        for future in futures:
-            future.cancel()
+        for pool in pools:
+            pool.shutdown(wait=True, cancel_futures=True)
+        if marks is not None:
+            shutil.rmtree(marks, ignore_errors=True)
+
+
+def _read_mark(mark):
+    """The case a chunk was running when its worker died (None when it had
+    not started or had finished)."""
+    if mark is None:
+        return None
+    try:
+        with open(mark) as file:
+            text = file.read().strip()
+    except OSError:
+        return None
+    return int(text) if text.isdigit() else None
+
+
+def _fresh_pool(executor):
+    """A new ``ProcessPoolExecutor`` with the workers, start method and
+    initializer of ``executor``, which a dead worker has broken."""
+    options = {'max_workers': getattr(executor, '_max_workers', None),
+               'mp_context': getattr(executor, '_mp_context', None),
+               'initializer': getattr(executor, '_initializer', None),
+               'initargs': getattr(executor, '_initargs', ())}
+    tasks = getattr(executor, '_max_tasks_per_child', None)
+    if tasks is not None:
+        options['max_tasks_per_child'] = tasks
+    return concurrent.futures.ProcessPoolExecutor(**options)
 
 
 def results_table(results, cases=None, *, outputs=None):

@@ -442,3 +442,234 @@ def test_results_table_spreads_a_column_output_and_names_initial_values(
                                             0.2*np.cos(3.0)], atol=1e-8)
     assert list(table['state[0]']) == list(table['x'])
     assert list(table['state[1]']) == list(table['v'])
+
+
+# ---------------------------------------------------------------------------
+# Impacts, joint friction, symbols, executors and crashes (issue 27)
+
+@pytest.fixture(scope='module')
+def ball():
+    """A ball of mass m under gravity g dropped on a floor y = 0 with the
+    restitution e (a constant)."""
+    from sympy_loads import Impact
+    y, v = me.dynamicsymbols('y v')
+    m, g, e = sm.symbols('m g e')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', y * N.y)
+    P.set_vel(N, v * N.y)
+    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+    kane.kanes_equations([me.Particle('ball', P, m)], [(P, -m * g * N.y)])
+    floor = Impact(P, O, N.y, N, restitution=e, name='floor')
+    return SimpleNamespace(kane=kane, y=y, v=v, m=m, g=g, e=e, floor=floor,
+                           initial={y: 1.0, v: 0.0},
+                           constants={m: 1.0, g: 9.81, e: 0.5})
+
+
+def test_accumulating_impacts_keep_their_partial_run(ball, thread_pool):
+    """A low restitution makes the impacts accumulate before the end:
+    simulate() raises with the run so far in error.result, and the study
+    keeps that run in the case's slot instead of dropping its samples."""
+    from sympy_loads import SimulationError
+    e = ball.e
+    args = (ball.kane, (0, 1.5), ball.initial, ball.constants)
+    with pytest.raises(SimulationError) as caught:
+        simulate(*args, impacts=[ball.floor])
+    alone = caught.value.result
+    assert len(alone.t) > 10 and len(alone.impacts) > 10
+    cases = [{e: 0.5}, {e: 0.9}]
+    for executor in (None, thread_pool):
+        results = simulate_many(*args, cases, impacts=[ball.floor],
+                                executor=executor)
+        partial = results[0]
+        assert not partial.success and len(partial.t) == len(alone.t)
+        assert partial.message == f'SimulationError: {caught.value}'
+        assert len(partial.impacts) == len(alone.impacts)
+        np.testing.assert_array_equal(partial.t, alone.t)
+        np.testing.assert_array_equal(partial.q, alone.q)
+        assert partial.coordinates == (ball.y,)
+        # e = 0.9 bounces on to the end: impacts at sqrt(2h/g), then
+        # 2 e v1/g later (v1 = sqrt(2 g h))
+        assert results[1].success and results[1].t[-1] == 1.5
+        first = np.sqrt(2 / 9.81)
+        np.testing.assert_allclose(
+            [r.time for r in results[1].impacts],
+            [first, first + 2 * 0.9 * 9.81 * first / 9.81], rtol=1e-6)
+
+
+def test_a_bad_case_first_fails_its_own_slot(ball):
+    """A penetrating start or e = 1.5 in the first case fails that case
+    only, as in any other place; an error of every case is raised."""
+    e, y = ball.e, ball.y
+    args = (ball.kane, (0, 0.4), ball.initial, ball.constants)
+    options = dict(impacts=[ball.floor], t_eval=[0.4])
+    for bad, good in (({e: 1.5}, {e: 0.5}), ({y: -0.1}, {y: 1.0}),
+                      ({y: -0.1}, {e: 0.5})):
+        for cases, slot in (([bad, good], 0), ([good, bad], 1)):
+            results = simulate_many(*args, cases, **options)
+            failed, passed = results[slot], results[1 - slot]
+            assert not failed.success and len(failed.t) == 0
+            assert failed.message.startswith('ValueError: impacts[0] (floor)')
+            assert ('penetrates' in failed.message if y in bad else
+                    'got 1.5' in failed.message)
+            # the good case fell 0.4 s from 1 m (before its first
+            # impact): y = 1 - g t^2/2
+            assert passed.success
+            np.testing.assert_allclose(passed.q[-1, 0],
+                                       1.0 - 9.81 * 0.16 / 2, atol=1e-9)
+    with pytest.raises(ValueError, match='got 1.5'):
+        simulate_many(*args, [{e: 1.5}, {e: 2.0}], **options)
+    with pytest.raises(ValueError, match='method'):
+        simulate_many(*args, [{e: 1.5}, {e: 0.5}], method='Euler',
+                      **options)
+
+
+def test_a_case_symbol_with_other_assumptions_is_refused(line_particle):
+    """k and k (positive) are different symbols: a case giving the second
+    beside the shared first would be ignored, so it is refused; given
+    alone it replaces the model's k by name, as simulate() does."""
+    m, k = sm.symbols('m k')
+    line = line_particle(m, lambda x, v: -k * x)
+    kane, x, v = line.kane, line.x, line.v
+    k_positive = sm.Symbol('k', positive=True)
+    base = (kane, (0, 1), {x: 0.1, v: 0.0})
+    with pytest.raises(ValueError, match=r"Symbol\('k', positive=True\) "
+                       r"has the name of Symbol\('k'\) in constants"):
+        simulate_many(*base, {m: 1.0, k: 4.0}, [{k_positive: 9.0}])
+    with pytest.raises(ValueError, match='in another case'):
+        simulate_many(*base, {m: 1.0}, [{k_positive: 9.0}, {k: 4.0}])
+    results = simulate_many(*base, {m: 1.0}, [{k_positive: 9.0},
+                                              {k_positive: 4.0}],
+                            t_eval=[1.0])
+    # x(1) = x0 cos(sqrt(k/m)) with the case's own k
+    np.testing.assert_allclose([r.q[-1, 0] for r in results],
+                               [0.1 * np.cos(3.0), 0.1 * np.cos(2.0)],
+                               atol=1e-8)
+
+
+@pytest.fixture(scope='module')
+def incline():
+    """A block of mass m sliding down a slope of angle 0.5 with joint
+    friction of coefficient mu (a constant)."""
+    from sympy_loads import JointFriction
+    m, g, mu = sm.symbols('m g mu', positive=True)
+    angle = 0.5
+    ground, block = me.RigidBody('ground'), me.RigidBody('block', mass=m)
+    slide = me.PrismaticJoint('s', ground, block, joint_axis=np.cos(angle)
+                              * ground.x + np.sin(angle) * ground.y)
+    friction = JointFriction(slide, coefficient=mu)
+    system = me.System.from_newtonian(ground)
+    system.add_bodies(block)
+    system.add_joints(slide)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ground.y)
+    system.form_eoms()
+    x, v = slide.coordinates[0], slide.speeds[0]
+    return SimpleNamespace(system=system, friction=friction, angle=angle,
+                           m=m, g=g, mu=mu, x=x, v=v)
+
+
+@pytest.mark.parametrize('executor_name', [None, 'thread_pool',
+                                           'process_pool'])
+def test_joint_friction_runs_on_any_executor(incline, executor_name,
+                                             request):
+    """Sliding down (v < 0), the friction mu m g cos(a) slows the block:
+    v(t) = v0 + g (mu cos(a) - sin(a)) t, for each case's own mu."""
+    executor = (request.getfixturevalue(executor_name) if executor_name
+                else None)
+    mu, g, a = incline.mu, 9.81, incline.angle
+    cases = [{mu: 0.1}, {mu: 0.3}, {incline.m: 5.0}]
+    results = simulate_many(
+        incline.system, (0, 0.2), {incline.x: 0.0, incline.v: -0.1},
+        {incline.m: 2.0, g and incline.g: g, mu: 0.2}, cases,
+        joint_friction=[incline.friction], t_eval=[0.2], executor=executor)
+    assert [r.success for r in results] == [True] * 3, results[0].message
+    for result, coefficient in zip(results, (0.1, 0.3, 0.2)):
+        expected = -0.1 + g * (coefficient * np.cos(a) - np.sin(a)) * 0.2
+        np.testing.assert_allclose(result.u[-1, 0], expected, rtol=1e-6)
+
+
+class LockedForce:
+    """A specified input that holds a lock (it cannot be pickled)."""
+
+    def __init__(self):
+        import threading
+        self.lock = threading.Lock()
+        self.calls = 0
+
+    def __call__(self, t):
+        with self.lock:
+            self.calls += 1
+        return np.sin(0.5 * t)
+
+
+def test_a_thread_pool_does_not_pickle_the_options(line_particle,
+                                                   thread_pool):
+    force = me.dynamicsymbols('F')
+    m, k = sm.symbols('m k')
+    line = line_particle(m, lambda x, v: force - k * x)
+    kane, x, v = line.kane, line.x, line.v
+    specified = LockedForce()
+    with pytest.raises(TypeError):
+        pickle.dumps(specified)
+    cases = [{k: value} for value in (1.0, 4.0, 9.0)]
+    results = simulate_many(kane, (0, 2), {x: 0.0, v: 0.0}, {m: 1.0},
+                            cases, executor=thread_pool, t_eval=[1.0, 2.0],
+                            specified={force: specified})
+    assert specified.calls > 0      # the very object ran on the threads
+    for case, result in zip(cases, results):
+        assert result.success, result.message
+        w = np.sqrt(case[k])
+        exact = (np.sin(0.5 * result.t) - 0.5 * np.sin(w * result.t) / w
+                 ) / (case[k] - 0.25)
+        np.testing.assert_allclose(result.q[:, 0], exact, atol=1e-8)
+    # a process pool cannot take it, and says so before any work
+    executor = RecordingExecutor()
+    with pytest.raises(TypeError, match='the options cannot be sent'):
+        simulate_many(kane, (0, 2), {x: 0.0, v: 0.0}, {m: 1.0}, cases,
+                      executor=executor, specified={force: specified})
+    assert executor.submitted == 0
+
+
+CRASH_STIFFNESS = 17.0
+
+
+def _die_on_one_case():
+    """Executor initializer: the worker process dies (os._exit) when it
+    runs the case with k = CRASH_STIFFNESS."""
+    import os
+    from sympy_loads import _study_workers as workers
+    simulate_here = workers.simulate
+
+    def simulate_or_die(model, t_span, initial, constants, **options):
+        if CRASH_STIFFNESS in constants.values():
+            os._exit(3)
+        return simulate_here(model, t_span, initial, constants, **options)
+
+    workers.simulate = simulate_or_die
+
+
+def test_a_dead_worker_loses_only_its_case(line_particle):
+    """Case 17 of 40 kills its worker process: the pool breaks, the cases
+    that did not finish run again on a fresh pool, and only case 17 fails,
+    with a message that names it."""
+    m, k = sm.symbols('m k')
+    line = line_particle(m, lambda x, v: -k * x)
+    kane, x, v = line.kane, line.x, line.v
+    stiffness = np.linspace(1.0, 9.0, 40)
+    stiffness[17] = CRASH_STIFFNESS
+    cases = [{k: value} for value in stiffness]
+    with cf.ProcessPoolExecutor(
+            2, mp_context=multiprocessing.get_context('spawn'),
+            initializer=_die_on_one_case) as pool:
+        results = simulate_many(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 1.0},
+                                cases, executor=pool, t_eval=[1.0])
+    assert [i for i, r in enumerate(results) if not r.success] == [17]
+    assert 'cases[17]' in results[17].message
+    assert 'BrokenProcessPool' in results[17].message
+    others = np.delete(stiffness, 17)
+    finals = np.delete([r.q[-1, 0] if r.success else np.nan
+                        for r in results], 17)
+    np.testing.assert_allclose(finals, 0.1 * np.cos(np.sqrt(others)),
+                               atol=1e-7)
