@@ -54,14 +54,19 @@ _SPECS = weakref.WeakKeyDictionary()
 def impact_outputs(nm, impacts):
     """The output specification (:meth:`NumericModel.output_function`) of
     the impacts' gaps, normal speeds, restitution coefficients and impulse
-    directions, derived and generated once per model and list of impacts;
+    directions (then their radii), derived and generated once per model
+    and list of impacts (the last ``OUTPUT_CACHE_SIZE`` lists are kept:
+    a sweep with new Impact objects per call does not keep them all);
     ``ValueError`` names an impact whose expressions contain unknown
     symbols."""
+    from ._model import OUTPUT_CACHE_SIZE, lru_get, lru_put
     per_model = _SPECS.setdefault(nm, {})
     key = tuple(impacts)
-    if key not in per_model:
-        per_model[key] = _impact_outputs(nm, impacts)
-    return per_model[key]
+    spec = lru_get(per_model, key)
+    if spec is None:
+        spec = _impact_outputs(nm, impacts)
+        lru_put(per_model, key, spec, OUTPUT_CACHE_SIZE)
+    return spec
 
 
 def _impact_outputs(nm, impacts):
@@ -80,12 +85,30 @@ def _impact_outputs(nm, impacts):
                 f'impacts[{i}] ({impact.name}): its gap or normal speed '
                 f'contains {sorted(map(str, unknown))}, which are neither '
                 f'coordinates, speeds nor specified inputs of the model.')
+        for label, expr in (('restitution', impact.restitution),
+                            ('radius', impact.radius)):
+            expr = sm.sympify(expr).xreplace(kinematics)
+            unknown = {s for s in find_dynamicsymbols(expr)
+                       if s not in known}
+            if unknown:
+                raise ValueError(
+                    f'impacts[{i}] ({impact.name}): its {label} {expr} '
+                    f'contains {sorted(map(str, unknown))}, which are '
+                    f'neither coordinates, speeds nor specified inputs of '
+                    f"the model's equations (a function of time given in "
+                    f"simulate()'s specified= must appear in the "
+                    f'equations; give a constant {label} or one that '
+                    f'depends on the state).')
         law, impulse = impact.impulse_directions(nm.u, kinematics)
         outputs[f'gap{i}'] = gap
         outputs[f'vn{i}'] = speed
         outputs[f'e{i}'] = sm.sympify(impact.restitution)
         outputs[f'law{i}'] = sm.ImmutableMatrix(law.T)
         outputs[f'impulse{i}'] = sm.ImmutableMatrix(impulse.T)
+    # after every impact's block (the compiled stepping reads the blocks):
+    # the radii, checked at the start
+    for i, impact in enumerate(impacts):
+        outputs[f'radius{i}'] = sm.sympify(impact.radius)
     return nm.output_function(outputs)
 
 
@@ -132,7 +155,14 @@ class ImpactEngine:
         values = self.values(t, q, u)
         self._start = (t, q, u, values)
         gap, _, e, _, _ = values
+        k = len(self.impacts)
+        radii = self._last[k * (3 + 2 * self.nu):]
         for i, impact in enumerate(self.impacts):
+            if not radii[i] >= 0.0:
+                raise ValueError(
+                    f'impacts[{i}] ({impact.name}): the radius '
+                    f'{impact.radius} must be nonnegative, got '
+                    f'{radii[i]:g} from the constants.')
             if not 0.0 <= e[i] <= 1.0:
                 raise ValueError(
                     f'impacts[{i}] ({impact.name}): the restitution '
@@ -163,10 +193,10 @@ class ImpactEngine:
         x = self.problem.input_vector(t, q, u)
         row = self._row
         row[:x.size] = x
-        out = self.function(row)
+        out = self._last = self.function(row)
         k, nu = len(self.impacts), self.nu
         per = 3 + 2 * nu
-        block = out.reshape(k, per)
+        block = out[:k * per].reshape(k, per)
         return (block[:, 0], block[:, 1], block[:, 2],
                 block[:, 3:3 + nu], block[:, 3 + nu:])
 
@@ -177,25 +207,21 @@ class ImpactEngine:
             self._memo = (key, self.values(t, q, u))
         return self._memo[1]
 
-    def events(self):
-        """One terminal ``solve_ivp`` event per impact: its gap (plus the
-        offset set at the last restart) crossing zero downwards."""
-        events = []
-        for i in range(len(self.impacts)):
-            def event(t, y, i=i):
-                return self._values_of_state(t, y)[0][i] + self.offsets[i]
-            event.terminal = True
-            event.direction = -1
-            events.append(event)
-        return events
+    def event_values(self, t, y):
+        """``(gaps, normal speeds)`` at the integrator state ``(t, y)``,
+        the gaps plus the offsets set at the last restart: the terminal
+        events of :func:`._integrators._ivp_with_impacts` (each gap
+        crossing zero downwards)."""
+        values = self._values_of_state(t, y)
+        return values[0] + self.offsets, values[1]
 
     def kernel_arguments(self, t, y):
         """``(impact, row, out, g, k, per)`` for the compiled DOP853
         (:func:`._numeric.dop853.advance`): the address and data pointer
         of the impacts' output function, its input row (the extra
         constants in place), its output, ``g = [gaps at (t, y) plus
-        offsets, offsets]``, the number of impacts and outputs per
-        impact."""
+        offsets, offsets, normal speeds]``, the number of impacts and
+        outputs per impact."""
         function, k = self.function, len(self.impacts)
         row = self._row.copy()
         return (np.array([function.address, function.data],
@@ -229,14 +255,15 @@ class ImpactEngine:
             for row in records[:n].tolist())
         self.largest[:] = limits[1 + 2 * k:1 + 3 * k]
         self.count[:] = limits[1 + 3 * k:1 + 4 * k]
-        self.offsets = g[k:].copy()
+        self.offsets = g[k:2 * k].copy()
         return self.kernel_records()
 
     def kernel_gaps(self, t, y):
-        """``g = [gaps at (t, y) plus offsets, offsets]`` (see
-        :meth:`kernel_arguments`)."""
-        return np.concatenate([self._values_of_state(t, y)[0]
-                               + self.offsets, self.offsets])
+        """``g = [gaps at (t, y) plus offsets, offsets, normal speeds]``
+        (see :meth:`kernel_arguments`)."""
+        values = self._values_of_state(t, y)
+        return np.concatenate([values[0] + self.offsets, self.offsets,
+                               values[1]])
 
     # -- the jump --------------------------------------------------------
 
@@ -297,11 +324,17 @@ class ImpactEngine:
     def resolve(self, t, y, span):
         """Apply every impact due at ``t`` (a closed contact that
         approaches); return the new integrator state. Contacts due at the
-        same instant are struck at once when that needs no pulling impulse,
-        else one after another, the fastest first, until none approaches.
-        Raises a :class:`SimulationError` when the impacts accumulate."""
+        same instant are struck at once when that needs no pulling impulse
+        (closed contacts that the impulses would drive into their planes
+        join them, without rebound: a row of touching balls shares the
+        momentum), else one after another, the fastest first, until none
+        approaches. Raises a :class:`SimulationError` when the impacts
+        accumulate, when a contact rests on its plane at the start while
+        the loads press it in, or when a restitution is outside [0, 1] at
+        an impact."""
         start, self._start = self._start, None
-        if start is not None and start[0] == t:
+        at_start = start is not None and start[0] == t
+        if at_start:
             # the start: check_start() has the consistent state and values
             _, q, u, values = start
         else:
@@ -309,6 +342,8 @@ class ImpactEngine:
             values = self.values(t, q, u)
         k = len(self.impacts)
         struck = {}
+        if at_start:
+            self._check_resting(t, q, u, values, span)
         for _ in range(MAX_SEQUENTIAL * k):
             gap, vn, e, law, impulse = values
             # (as Python numbers: nothing is due in most calls, e.g. at
@@ -321,13 +356,17 @@ class ImpactEngine:
                 break
             due.sort()
             for speed, i in due:
-                self._check_accumulation(t, q, u, i, -speed)
+                # (the impulses of one instant are one impact)
+                if i not in struck:
+                    self._check_accumulation(t, q, u, i, -speed)
+                self._check_restitution(t, q, u, i, e[i])
             # all at once if no contact pulls; else the fastest alone
             u_new = None
-            if len(due) > 1:
-                group = [i for _, i in due]
-                u_new, P = self.jump(t, q, u, group, vn[group], e[group],
-                                     law[group], impulse[group])
+            closed = [i for i, distance in enumerate(gap.tolist())
+                      if distance <= self.tolerance]
+            if len(closed) > 1:
+                group, u_new, P, e = self._at_once(
+                    t, q, u, [i for _, i in due], closed, values, floor)
             if u_new is None:
                 group = [due[0][1]]
                 u_new, P = self.jump(t, q, u, group, vn[group], e[group],
@@ -358,6 +397,60 @@ class ImpactEngine:
                     t, q, u, i, 'the contact point does not leave the '
                     'plane after it (the loads press it into the plane)')
         return self._restart(t, q, u, values)
+
+    def _at_once(self, t, q, u, group, closed, values, floor):
+        """``(group, u+, P, e)``: the contacts ``group`` struck at once
+        and, added to them with restitution 0 (their normal speed after is
+        zero), the other ``closed`` contacts that the impulses would drive
+        into their planes; ``u+`` None where that needs a pulling
+        impulse. ``e`` is the restitution used per impact."""
+        gap, vn, e, law, impulse = values
+        e = e.copy()
+        group = list(group)
+        for _ in range(len(closed)):
+            u_new, P = self.jump(t, q, u, group, vn[group], e[group],
+                                 law[group], impulse[group])
+            if u_new is None:
+                return group, None, None, values[2]
+            after = self.values(t, q, u_new)[1]
+            joining = [i for i in closed if i not in group
+                       and after[i] < -floor]
+            if not joining:
+                return group, u_new, P, e
+            for i in joining:
+                e[i] = 0.0
+            group += joining
+        return group, None, None, values[2]
+
+    def _check_restitution(self, t, q, u, i, e):
+        """A :class:`SimulationError` (the run up to ``t`` kept) where
+        impact ``i``'s restitution, which may depend on the state, is
+        outside [0, 1] at its impact."""
+        if not 0.0 <= e <= 1.0:
+            impact = self.impacts[i]
+            error = _simulation_error(
+                f'impacts[{i}] ({impact.name}): its restitution '
+                f'{impact.restitution} is {e:.6g} at the impact at t = '
+                f'{t:.10g}, outside [0, 1] '
+                f'({format_state(self.problem.nm.q, q)}); the simulation '
+                f'up to this time is in the error\'s result.',
+                time=t, q=q, u=u)
+            error.accumulated = True      # run() keeps the samples reached
+            raise error
+
+    def _check_resting(self, t, q, u, values, span):
+        """A :class:`SimulationError` for a contact that rests on its
+        plane at the start (closed, neither approaching nor leaving) while
+        the loads press it in: with any restitution it would chatter in
+        ever smaller impacts, as a plastic impact stops."""
+        gap, vn = values[0], values[1]
+        floor = 1e-12 * max(1.0, *self.largest.tolist())
+        for i in range(len(self.impacts)):
+            if gap[i] <= self.tolerance and abs(vn[i]) <= floor and \
+                    self._pressing(t, q, u, i, span):
+                raise self._accumulated(
+                    t, q, u, i, 'the contact point rests on the plane at '
+                    'the start, pressed into it by the loads')
 
     def _restart(self, t, q, u, values):
         """The integrator state at ``(t, q, u)``, where the integration
@@ -480,6 +573,10 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             raise
         error, success, status = exc, False, -1
         message = str(exc)
+        if not times:
+            # stopped at the start: the result holds the start
+            times.append(np.array([t0], dtype=float))
+            states.append(np.asarray(y0, dtype=float)[:, None])
     if not message:
         message = 'The solver successfully reached the end of the ' \
             'integration interval.'

@@ -31,7 +31,8 @@ import types
 import warnings
 
 import numpy as np
-from scipy.integrate import ODEintWarning, ode, odeint, solve_ivp
+from scipy.integrate import (BDF, DOP853, LSODA, RK23, RK45,
+                             ODEintWarning, Radau, ode, odeint, solve_ivp)
 from scipy.optimize import brentq
 
 __all__ = []
@@ -70,9 +71,11 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     if method != 'odeint':
         options = {'jac': jac} if jac is not None and method in (
             'Radau', 'BDF') else {}
+        if impacts:
+            return _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol,
+                                     atol, max_step, impacts, **options)
         return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
                          rtol=rtol, atol=atol, max_step=max_step,
-                         events=impacts.events() if impacts else None,
                          **options)
     if impacts is not None:
         raise ValueError("method='odeint' cannot locate events; use "
@@ -118,6 +121,11 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     h = math.nan if first_step is None else min(first_step, abs(t1 - t0),
                                                 max_step)
     direction = 1.0 if t1 >= t0 else -1.0
+    # an empty t_eval integrates as solve_ivp does, keeping no sample (the
+    # kernel's empty t_eval means every step's end: kept, then dropped)
+    discard = t_eval is not None and len(t_eval) == 0
+    if discard:
+        t_eval = None
     samples = np.zeros(0) if t_eval is None else np.ascontiguousarray(
         t_eval, dtype=float)
     capacity = samples.size if t_eval is not None else 256
@@ -134,7 +142,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     # impacts resolved in compiled code where they can be (state[15])
     state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0, 0, t0,
                       direction, np.nan, k, per, 0,
-                      1 if resolve is not None and k else 0, 1])
+                      1 if resolve is not None and k else 0, 1, t1])
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
@@ -213,13 +221,17 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
             # the diagnosing path raises, or copes: then SciPy's own
             # DOP853 takes the rest (it calls the same function)
             fun(state[11], stage.copy())
-            rest = solve_ivp(fun, (state[0], t1), y, method='DOP853',
-                             t_eval=None if t_eval is None else
-                             samples[int(state[6]):], rtol=rtol, atol=atol,
-                             max_step=max_step,
-                             first_step=min(state[1], abs(t1 - state[0]))
-                             if state[1] > 0 else None,
-                             events=impacts.events() if impacts else None)
+            first = min(state[1], abs(t1 - state[0])) \
+                if state[1] > 0 else None
+            rest_eval = None if t_eval is None else samples[int(state[6]):]
+            if impacts:
+                rest = _ivp_with_impacts(
+                    fun, (state[0], t1), y, 'DOP853', rest_eval, rtol, atol,
+                    max_step, impacts, first_step=first)
+            else:
+                rest = solve_ivp(fun, (state[0], t1), y, method='DOP853',
+                                 t_eval=rest_eval, rtol=rtol, atol=atol,
+                                 max_step=max_step, first_step=first)
             skip = 1 if t_eval is None else 0       # (state[0], y) again
             times.append(rest.t[skip:])
             states.append(rest.y[:, skip:])
@@ -232,6 +244,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
             message = 'Required step size is less than spacing between ' \
                 'numbers.'
         break
+    if discard:
+        times, states = [np.zeros(0)], [np.zeros((n, 0))]
     return types.SimpleNamespace(
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
@@ -252,10 +266,11 @@ def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
             floats, impact, row, out):
     """``(t, i, y)``: the first root within the last step of the gaps that
     fell to zero or below in it (``solve_ivp``'s event location: ``brentq``
-    on the dense output)."""
-    t_old, t_new = state[9], state[0]
-    work = np.empty(2 * k)
-    work[k:] = g[k:]
+    on the dense output, :func:`find_root`), up to ``state[17]``: the
+    step's end or the time inside it where a gap that dipped below zero
+    was found negative."""
+    t_old, t_new = state[9], state[17]
+    work = g.copy()
     hits = []
     event_value = kernel.event_value_entry(
         t_old, 0, state, F, y_old, stage, x, fn, ints, floats, impact, row,
@@ -263,18 +278,164 @@ def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
     for i in range(k):
         if not (g[i] >= 0.0 and g_new[i] <= 0.0):
             continue
-        hits.append((brentq(event_value, t_old, t_new, xtol=4 * _EPS,
-                            rtol=4 * _EPS, args=(i, state, F, y_old, stage,
-                                                 x, fn, ints, floats, impact,
-                                                 row, out, work)), i))
+        hits.append((find_root(event_value, t_old, t_new, args=(
+            i, state, F, y_old, stage, x, fn, ints, floats, impact, row, out,
+            work)), i))
     direction = state[10]
     t_hit, i_hit = min(hits, key=lambda hit: direction * hit[0])
     y_hit = np.empty(y_old.size)
-    kernel.dense(F, y_old, (t_hit - t_old) / (t_new - t_old), y_hit)
+    kernel.dense(F, y_old, (t_hit - t_old) / (state[0] - t_old), y_hit)
     return t_hit, i_hit, y_hit
 
 
+# Brent's iterations before the bisection takes over (SciPy's default,
+# 100, is too few for a gap evaluated on a long run's dense output, whose
+# rounding near the root makes Brent's method creep)
+_BRENT_ITERATIONS = 500
+
+
+def find_root(function, a, b, args=()):
+    """The root of ``function`` in ``[a, b]``, where it changes sign:
+    SciPy's ``brentq`` to ``solve_ivp``'s tolerances (four rounding units)
+    or, where that does not converge, bisection to adjacent floats (on the
+    side of ``b``'s sign)."""
+    root, info = brentq(function, a, b, xtol=4 * _EPS, rtol=4 * _EPS,
+                        maxiter=_BRENT_ITERATIONS, args=args,
+                        full_output=True, disp=False)
+    if info.converged:
+        return root
+    fa = function(a, *args)
+    while True:
+        middle = 0.5 * (a + b)
+        if middle in (a, b):
+            return b
+        value = function(middle, *args)
+        if value == 0.0:
+            return middle
+        if (value > 0.0) == (fa > 0.0):
+            a, fa = middle, value
+        else:
+            b = middle
+
+
 _EPS = np.finfo(float).eps
+
+_SOLVERS = {'RK23': RK23, 'RK45': RK45, 'DOP853': DOP853, 'Radau': Radau,
+            'BDF': BDF, 'LSODA': LSODA}
+
+
+def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
+                      max_step, impacts, **options):
+    """``solve_ivp`` with each impact a terminal event (its gap crossing
+    zero downwards), stepping SciPy's solver itself: the same steps, dense
+    output, samples and event roots as ``solve_ivp``, and in addition the
+    gaps that dip below zero inside a step and return (a contact that
+    approaches at the step's start and leaves at its end, which
+    ``solve_ivp``, looking at the step's ends only, misses): the minimum
+    of such a gap on the dense output is searched (:func:`_dip_time`) and,
+    where it is negative, the event's root is found before it. Forward in
+    time only (impacts need it)."""
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    y0 = np.asarray(y0, dtype=float)
+    solver = _SOLVERS[method](fun, t0, y0, t1, rtol=rtol, atol=atol,
+                              max_step=max_step, **options)
+    k = len(impacts.impacts)
+
+    def gap(t, y, i):
+        return impacts.event_values(t, y)[0][i]
+
+    g, speed = impacts.event_values(t0, y0)
+    times, states = ([], []) if t_eval is not None else ([t0], [y0])
+    i_eval = 0
+    status, t_hit, i_hit, y_hit = None, None, None, None
+    while status is None:
+        message = solver.step()
+        if solver.status == 'failed':
+            status = -1
+            break
+        if solver.status == 'finished':
+            status = 0
+        t_old, t = solver.t_old, solver.t
+        g_new, speed_new = impacts.event_values(t, solver.y)
+        active = [i for i in range(k) if g[i] >= 0 and g_new[i] <= 0]
+        dips = [i for i in range(k) if g[i] >= 0 and g_new[i] > 0
+                and speed[i] < 0 < speed_new[i]]
+        sol = None
+        if active or dips or (t_eval is not None and i_eval < t_eval.size
+                              and t_eval[i_eval] <= t):
+            sol = solver.dense_output()
+        t_end = t
+        if dips:
+            earliest = min((_dip_time(lambda s, i=i: gap(s, sol(s), i),
+                                      t_old, t) for i in dips),
+                           default=math.inf)
+            if earliest < t:
+                t_end = earliest
+                g_end = impacts.event_values(t_end, sol(t_end))[0]
+                active = [i for i in range(k)
+                          if g[i] >= 0 and g_end[i] <= 0]
+        if active:
+            roots = [(find_root(lambda s, i=i: gap(s, sol(s), i), t_old,
+                                t_end), i) for i in active]
+            t_hit, i_hit = min(roots)
+            y_hit = sol(t_hit)
+            status = 1
+            t = t_hit
+        if t_eval is not None:
+            stop = int(np.searchsorted(t_eval, t, side='right'))
+            if stop > i_eval:
+                chunk = t_eval[i_eval:stop]
+                values = sol(chunk)
+                times.extend(chunk.tolist())
+                states.extend(values.T)
+                i_eval = stop
+        elif status == 1:
+            times.append(t_hit)
+            states.append(y_hit)
+        else:
+            times.append(t)
+            states.append(solver.y.copy())
+        g, speed = g_new, speed_new
+    n = y0.size
+    events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
+              for i in range(k)]
+    y_events = [y_hit[None, :] if i == i_hit else np.zeros((0, n))
+                for i in range(k)]
+    messages = {0: 'The solver successfully reached the end of the '
+                'integration interval.', 1: 'A termination event occurred.'}
+    return types.SimpleNamespace(
+        t=np.array(times, dtype=float),
+        y=np.array(states, dtype=float).T.reshape(n, len(times)),
+        t_events=events, y_events=y_events, success=status >= 0,
+        status=status, message=messages.get(status, message),
+        nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu)
+
+
+def _dip_time(function, a, b):
+    """A time in ``(a, b)`` where ``function`` (a gap, positive at both
+    ends and with one minimum between them) is zero or below, or inf:
+    golden sections towards its minimum, stopping at the first value that
+    is not positive (as the compiled stepping's
+    :func:`._numeric.dop853.dip_theta`)."""
+    ratio = 0.6180339887498949
+    c, d = b - ratio * (b - a), a + ratio * (b - a)
+    fc, fd = function(c), function(d)
+    for _ in range(60):
+        if not (math.isfinite(fc) and math.isfinite(fd)):
+            break
+        if fc <= 0.0:
+            return c
+        if fd <= 0.0:
+            return d
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - ratio * (b - a)
+            fc = function(c)
+        else:
+            a, c, fc = c, d, fd
+            d = a + ratio * (b - a)
+            fd = function(d)
+    return math.inf
 
 
 def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):

@@ -276,10 +276,14 @@ class NumericModel:
     def output_function(self, outputs):
         """``(names, shapes, function, extra_constants, uses_udot)`` for
         the ``outputs`` mapping, generated once per set of expressions;
-        ``function`` takes the rows ``[x, extra constants, u']``."""
+        ``function`` takes the rows ``[x, extra constants, u']``. The
+        last :data:`OUTPUT_CACHE_SIZE` sets used are kept
+        (:func:`lru_get`): a sweep with new expressions per call does not
+        keep every generated function."""
         key = tuple((name, expr) for name, expr in outputs.items())
-        if key in self._outputs:
-            return self._outputs[key]
+        found = lru_get(self._outputs, key)
+        if found is not None:
+            return found
         kindiff = self.kindiff
         udot = [s.diff(_TIME) for s in self.u]
         # internal names of the outputs' own inputs: a prefix that starts
@@ -336,6 +340,32 @@ class NumericModel:
             function = generate(inputs, flat, 'numpy', 'outputs')
         sizes = [len(e) for e in exprs]
         uses_udot = any(e.has(*udot_symbols) for e in exprs)
-        self._outputs[key] = (list(outputs), shapes, sizes, function, extra,
-                              uses_udot)
-        return self._outputs[key]
+        entry = (list(outputs), shapes, sizes, function, extra, uses_udot)
+        lru_put(self._outputs, key, entry, OUTPUT_CACHE_SIZE)
+        return entry
+
+
+# output functions kept per numeric model (simulate()'s outputs and each
+# list of impacts, see _impacts.impact_outputs)
+OUTPUT_CACHE_SIZE = 16
+
+
+def lru_get(cache, key):
+    """``cache[key]`` (None if absent), moved to the end of the dict's
+    order: the most recently used. Safe against another thread's use of
+    the same cache (a plain dict: its single operations are atomic)."""
+    value = cache.pop(key, None)
+    if value is not None:
+        cache[key] = value
+    return value
+
+
+def lru_put(cache, key, value, size):
+    """``cache[key] = value``, dropping the least recently used entries
+    beyond ``size``."""
+    cache[key] = value
+    while len(cache) > size:
+        try:
+            cache.pop(next(iter(cache)), None)
+        except (RuntimeError, StopIteration):   # another thread's change
+            break

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import Point, ReferenceFrame
+from sympy.physics.vector import Vector
 
 from ._utils import _check_type, _set_once, _sympify_scalar
 from .contact import _check_plane, _plane_velocity
@@ -207,7 +208,23 @@ class Impact:
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
         _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
-        stored, rotating = _check_plane(normal, frame, plane_frame)
+        try:
+            if isinstance(normal, Vector):
+                for part in _frames_of(normal):
+                    part.dcm(frame)
+            stored, rotating = _check_plane(normal, frame, plane_frame)
+        except ValueError as error:
+            if str(error).startswith('normal'):
+                raise
+            # SymPy's own words on frames it cannot relate
+            frames = sorted({f.name for f in _frames_of(normal)})
+            raise ValueError(
+                f'normal {normal} (in the frame{"s" if len(frames) > 1 else ""}'
+                f' {", ".join(frames)}) cannot be related to the frame '
+                f'{frame.name}'
+                + (f' or to plane_frame' if plane_frame is not None else '')
+                + f': {error} Give the normal in a frame oriented relative '
+                f'to {frame.name}.') from None
         _set_once(self, 'normal', normal)
         _set_once(self, 'plane_frame', stored)
         e = _sympify_scalar('restitution', restitution, nonnegative=True)
@@ -233,6 +250,8 @@ class Impact:
                              f'{point.name} from {plane_point.name} is not '
                              f'known ({error}).') from None
         self._gap = height - self.radius
+        if stored is not None:
+            _check_fixed_in(plane_point, plane_frame, frame)
         try:
             v_point = point.vel(frame).dot(normal)
             contact = point.locatenew(f'{point.name}_contact',
@@ -329,6 +348,42 @@ class Impact:
         if self.rest_speed is not None:
             parts.append(f'rest_speed={self.rest_speed}')
         return ', '.join(parts) + ')'
+
+
+def _frames_of(vector):
+    """The frames a Vector is expressed in."""
+    return [part[1] for part in vector.args]
+
+
+def _check_fixed_in(plane_point, plane_frame, frame):
+    """``ValueError`` unless ``plane_point`` is fixed in ``plane_frame`` (a
+    rigid body, a particle or a frame): its position from the body's mass
+    center (the particle's point) must not change in the body's frame (in
+    ``frame`` for a particle, whose plane translates). A bare frame has no
+    point to compare with; the velocity of the plane point is then
+    trusted."""
+    from sympy.physics.mechanics import Particle, RigidBody
+    if isinstance(plane_frame, RigidBody):
+        anchor, body_frame = plane_frame.masscenter, plane_frame.frame
+    elif isinstance(plane_frame, Particle):
+        anchor, body_frame = plane_frame.point, frame
+    else:
+        return
+    try:
+        offset = plane_point.pos_from(anchor)
+        moving = offset.dt(body_frame)
+    except ValueError as error:
+        raise ValueError(
+            f'plane_point {plane_point.name} must be fixed in plane_frame '
+            f'{plane_frame.name}, but its position from {anchor.name} is '
+            f'not known ({error}).') from None
+    if moving != 0 and any(sm.simplify(moving.dot(axis)) != 0
+                           for axis in body_frame):
+        raise ValueError(
+            f'plane_point {plane_point.name} must be fixed in plane_frame '
+            f'{plane_frame.name} (it takes the impulse there): its '
+            f'position from {anchor.name}, {offset}, changes in '
+            f'{body_frame.name}.')
 
 
 @dataclass(frozen=True, repr=False)

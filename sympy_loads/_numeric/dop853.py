@@ -58,7 +58,19 @@ index  meaning
 16     nonzero: ``f`` is not yet the derivative at ``(t, y)``;
        :func:`advance` evaluates it first (and, where ``state[1]`` is NaN,
        chooses the first step as ``solve_ivp`` does, :func:`start`)
+17     at an EVENT: the end of the bracket of the gaps' roots, ``t_new``
+       or, where a gap dips below zero inside the step and returns
+       (:func:`dip_theta`), a time inside the step where it is negative
 =====  ================================================================
+
+Gaps that dip inside a step: a contact that approaches at the step's
+start (``v_n < 0``) and leaves at its end (``v_n > 0``) with a positive
+gap at both ends has a minimum of its gap inside the step, which may lie
+below zero: a long step can carry a rod's second end through the floor
+and back. For such contacts the minimum of the gap on the dense output
+is searched (golden sections, stopping at the first negative value); a
+negative one ends the bracket of the event roots there, so the impact is
+found as if the gap had changed sign at the step's end.
 
 .. [Hairer1993] E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary
    Differential Equations I: Nonstiff Problems, 2nd ed., Springer, 1993,
@@ -90,19 +102,34 @@ ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
 EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
+# golden-section iterations of the search of a gap's minimum inside a step
+# (0.618**60: 3e-13 of the step)
+DIP_ITERATIONS = 60
+INVERSE_PHI = 0.6180339887498949
 
 
 @functools.lru_cache(maxsize=None)
 def tableau():
-    """``(A, C, E3, E5, D)`` of DOP853 as contiguous float arrays.
+    """``(A, C, E3, E5, D)`` of DOP853 as contiguous float arrays: the
+    published coefficients of Hairer's code, with the three extra stages of
+    the 7th-order dense output (``A`` is 16 x 16: the 12 stages, the
+    solution's weights in row 12, the extra stages in rows 13-15).
 
-    They are read from SciPy's private module of the coefficients (the
-    published ones of Hairer's code), the one place this package reads it.
+    They are assembled from the class attributes of SciPy's public
+    ``scipy.integrate.DOP853`` (``A``, ``B``, ``C``, ``A_EXTRA``,
+    ``C_EXTRA``, ``E3``, ``E5``, ``D``), which SciPy has kept since 1.4.
     """
-    from scipy.integrate._ivp import dop853_coefficients as coefficients
+    from scipy.integrate import DOP853
+    stages = DOP853.A.shape[0]
+    extra = DOP853.A_EXTRA.shape[0]
+    size = stages + 1 + extra
+    A = np.zeros((size, size))
+    A[:stages, :stages] = DOP853.A
+    A[stages, :stages] = DOP853.B
+    A[stages + 1:, :DOP853.A_EXTRA.shape[1]] = DOP853.A_EXTRA
+    C = np.concatenate([DOP853.C, [1.0], DOP853.C_EXTRA])
     return tuple(np.ascontiguousarray(a, dtype=float) for a in (
-        coefficients.A, coefficients.C, coefficients.E3, coefficients.E5,
-        coefficients.D))
+        A, C, DOP853.E3, DOP853.E5, DOP853.D))
 
 
 @jit
@@ -230,13 +257,17 @@ def gaps(x, impact, row, out, g, k, per):
     """The impacts' gaps plus their offsets into ``g[:k]`` at the
     consistent input ``x`` (what the right-hand side left in it):
     ``impact = [address, data]`` of the impacts' output function, whose
-    input ``row`` is ``x`` followed by its extra constants; ``g[k:]``
-    holds the offsets."""
+    input ``row`` is ``x`` followed by its extra constants; ``g[k:2k]``
+    holds the offsets and ``g[2k:3k]``, where ``g`` has room for it,
+    receives the normal speeds."""
     for i in range(x.shape[0]):
         row[i] = x[i]
     call(impact[0], impact[1], out, row)
     for i in range(k):
         g[i] = out[i * per] + g[k + i]
+    if g.shape[0] >= 3 * k:
+        for i in range(k):
+            g[2 * k + i] = out[i * per + 1]
 
 
 @jit
@@ -259,6 +290,52 @@ def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
         return np.nan
     gaps(x, impact, row, out, g, k, per)
     return g[i]
+
+
+@jit
+def gap_theta(theta, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+              impact, row, out, g, k, per):
+    """:func:`_gap_at` at ``t_old + theta h`` (one compiled copy for
+    :func:`dip_theta`'s calls)."""
+    return _gap_at(t_old + theta * h, i, t_old, h, F, y_old, stage, x, fn,
+                   ints, floats, impact, row, out, g, k, per)
+
+
+@jit
+def dip_theta(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
+              row, out, g, k, per):
+    """``theta`` in (0, 1) where impact ``i``'s gap (plus offset) on the
+    dense output of the step from ``t_old`` over ``h`` is zero or below,
+    or -1 where none is found: golden sections towards its minimum,
+    stopping at the first value that is not positive (the gap is assumed
+    to have one minimum in the step: it approaches at the start and
+    leaves at the end). ``g`` (size ``3k``, its offsets in ``g[k:2k]``) is
+    the work array of the evaluations."""
+    a, b = 0.0, 1.0
+    c = b - INVERSE_PHI * (b - a)
+    d = a + INVERSE_PHI * (b - a)
+    fc = gap_theta(c, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+                   impact, row, out, g, k, per)
+    fd = gap_theta(d, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
+                   impact, row, out, g, k, per)
+    for _ in range(DIP_ITERATIONS):
+        if not (math.isfinite(fc) and math.isfinite(fd)):
+            return -1.0
+        if fc <= 0.0:
+            return c
+        if fd <= 0.0:
+            return d
+        if fc < fd:
+            b, d, fd = d, c, fc
+            c = b - INVERSE_PHI * (b - a)
+            fc = gap_theta(c, i, t_old, h, F, y_old, stage, x, fn, ints,
+                           floats, impact, row, out, g, k, per)
+        else:
+            a, c, fc = c, d, fd
+            d = a + INVERSE_PHI * (b - a)
+            fd = gap_theta(d, i, t_old, h, F, y_old, stage, x, fn, ints,
+                           floats, impact, row, out, g, k, per)
+    return -1.0
 
 
 @inline
@@ -382,6 +459,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
         return np.nan
     base = due * per
     approach = -out[base + 1]
+    if not 0.0 <= out[base + 2] <= 1.0:
+        return np.nan           # a restitution outside [0, 1]: Python says
     rest, relative = limits[1 + due], limits[1 + k + due]
     count, biggest = limits[1 + 3 * k + due], limits[1 + 2 * k + due]
     if math.isfinite(rest):
@@ -408,6 +487,9 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     vn_after = out[base + 1]
     if not vn_after > relative * approach:
         return np.nan           # perhaps pressing into the plane
+    speeds = np.empty(k)
+    for i in range(k):
+        speeds[i] = out[i * per + 1]
     largest = max(largest, approach)
     for i in range(k):
         if i != due and after[i] <= tolerance and \
@@ -446,6 +528,9 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     for i in range(k):
         g[k + i] = max(0.0, -after[i]) + tiny
         g[i] = after[i] + g[k + i]
+    if g.shape[0] >= 3 * k:
+        for i in range(k):
+            g[2 * k + i] = speeds[i]
     return t_hit
 
 
@@ -571,6 +656,8 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
         # the accepted step [t, t_new]: events at its end (x holds the
         # consistent input there, from the last evaluation)
         active = False
+        suspect = False
+        t_end = t_new       # the end of the bracket of the gaps' roots
         if k > 0:
             for i in range(k):
                 g_new[k + i] = g[k + i]
@@ -578,9 +665,15 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             for i in range(k):
                 if g[i] >= 0.0 and g_new[i] <= 0.0:
                     active = True
+            # (without impacts limits is None and numba prunes this)
+            if limits is not None and g.shape[0] >= 3 * k:
+                for i in range(k):
+                    if g[i] >= 0.0 and g_new[i] > 0.0 and \
+                            g[2 * k + i] < 0.0 < g_new[2 * k + i]:
+                        suspect = True
         samples = (n_eval > 0 and i_eval < n_eval
                    and direction * (t_eval[i_eval] - t_new) <= 0.0)
-        if active or samples:
+        if active or samples or suspect:
             # the dense output of the step (three more stages)
             count, status = _stages(N_STAGES + 1, N_EXTENDED, t, h, y, K,
                                     A, C, stage, x, fn, ints, floats)
@@ -601,11 +694,38 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
             state[9] = t
+        if limits is not None and suspect:
+            # a gap that approaches and leaves within the step: its
+            # minimum on the dense output, searched where it may be
+            # negative; the earliest dip ends the roots' bracket
+            probe = np.empty(3 * k)
+            for i in range(k):
+                probe[k + i] = g[k + i]
+            earliest = 2.0
+            for i in range(k):
+                if g[i] >= 0.0 and g_new[i] > 0.0 and \
+                        g[2 * k + i] < 0.0 < g_new[2 * k + i]:
+                    theta = dip_theta(i, t, h, F, y_old, stage, x, fn,
+                                      ints, floats, impact, row, out, probe,
+                                      k, per)
+                    if 0.0 < theta < earliest:
+                        earliest = theta
+            if earliest < 1.0:
+                t_end = t + earliest * h
+                value = gap_theta(earliest, 0, t, h, F, y_old, stage, x,
+                                  fn, ints, floats, impact, row, out, probe,
+                                  k, per)
+                if math.isfinite(value):
+                    for i in range(k):
+                        g_new[i] = probe[i]
+                        g_new[2 * k + i] = probe[2 * k + i]
+                        if g[i] >= 0.0 and g_new[i] <= 0.0:
+                            active = True
         # (without impacts limits is None: numba then prunes this branch,
         # and the stepping compiles without strike())
         if limits is not None and active and state[15] != 0.0 and (
                 n_eval > 0 or n_out + 2 <= capacity):
-            t_hit = strike(t, h, t_new, y, f, F, y_old, y_new, stage, x,
+            t_hit = strike(t, h, t_end, y, f, F, y_old, y_new, stage, x,
                            fn, ints, floats, impact, row, out, g, g_new, k,
                            per, limits, records, int(state[14]))
             if math.isfinite(t_hit):
@@ -626,6 +746,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
         if active:
             # Python finds the root; y and f stay at the step's start
             state[0] = t_new     # the end of the step (for event_value)
+            state[17] = t_end    # the end of the roots' bracket
             state[1] = h_abs
             state[6] = i_eval
             state[7] = n_out
@@ -646,6 +767,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             n_out += 1
         for i in range(k):
             g[i] = g_new[i]
+        if g.shape[0] >= 3 * k:
+            for i in range(k):
+                g[2 * k + i] = g_new[2 * k + i]
     state[0] = t
     state[1] = h_abs
     state[6] = i_eval
