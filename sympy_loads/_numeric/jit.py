@@ -35,7 +35,7 @@ _warned = []
 def _plain_cache(function, problem):
     """``function`` compiled with numba's own ``cache=True``: the fallback
     where the checked cache cannot be set up on this numba (its internals,
-    tested on numba 0.60 - 0.68, changed); warns once per process."""
+    tested on numba 0.62 - 0.68, changed); warns once per process."""
     if not _warned:
         _warned.append(problem)
         import numba

@@ -43,7 +43,7 @@ The directory checks hold on POSIX systems; on Windows (no user ids or
 POSIX modes) only the HMAC check applies.
 
 numba's ``Dispatcher._cache``, ``FunctionCache``, ``IndexDataCacheFile`` and
-the locator classes are internals of ``numba.core.caching`` (numba 0.60 -
+the locator classes are internals of ``numba.core.caching`` (numba 0.62 -
 0.68); this module is the one place that relies on them.
 """
 
