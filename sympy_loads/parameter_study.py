@@ -36,7 +36,20 @@ as plain arrays and is rebuilt into a :class:`~sympy_loads.SimulationResult`
 here. Pickling uses the standard :mod:`pickle`; options that it cannot
 send, or that were defined in the script being run (a ``lambda`` or a
 function of the script as a ``specified`` input), are sent with
-``cloudpickle`` (installed with Dask), which sends them by value.
+``cloudpickle`` (installed with Dask), which sends them by value. A
+``joint_friction`` option refers to the model's joints and bodies, so it is
+pickled with the model. A ``ThreadPoolExecutor`` runs in this process: its
+threads get the options as they are (a callable holding a lock is fine),
+and each thread still loads its own copy of the prepared model.
+
+A worker process that dies (a crash in compiled code, the out-of-memory
+killer) breaks a ``ProcessPoolExecutor`` and every case it had not
+finished. Each chunk writes the number of the case it starts in a small
+file, so the study knows which cases were running: the unfinished cases
+run again on a fresh ``ProcessPoolExecutor`` with the same workers, start
+method and initializer, the cases that were running first and each alone,
+and only a case that kills its worker there fails, with a message that
+names it.
 
 Why the speed-up grows with the number of workers: a study of :math:`n`
 cases of :math:`T` seconds each on :math:`N` workers takes about
@@ -203,7 +216,7 @@ def _check_constant_keys(kane, keys, is_state, constants, options,
     # the parameters of joint friction (a coefficient, a radius, ...)
     friction = options.get('joint_friction') or ()
     for item in [friction] if hasattr(friction, 'prepare') else friction:
-        for value in vars(item).values():
+        for value in getattr(item, '__dict__', {}).values():
             if isinstance(value, sm.Basic):
                 names |= {s.name for s in value.free_symbols
                           if isinstance(s, sm.Symbol)}
@@ -325,10 +338,17 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
 
     A case that cannot be assembled or fails during the integration does
     not stop the study: its slot holds a result with ``success=False`` and
-    the error in ``message`` (and no samples). Argument errors, the same
-    for every case, are raised before any case runs: the first case is
-    simulated over a very short time to check them, which also builds the
-    numeric code of the model once, here.
+    the error in ``message`` (and no samples, except a run stopped because
+    impacts accumulate: it keeps the samples and impacts up to that time,
+    the ``result`` of the :class:`SimulationError`). Argument errors, the
+    same for every case, are raised before any case runs: the first case
+    is simulated over a very short time to check them, which also builds
+    the numeric code of the model once, here. A TypeError or ValueError of
+    one case only (a start that penetrates an impact's plane, a
+    restitution above 1 from the case's constants) fails that case's slot
+    wherever the case is, the first included; it is raised only when every
+    case fails with it, and a case that lacks a constant or an initial
+    condition is raised as an argument error.
 
     ``executor=None`` runs the cases one after the other in this process.
     Any :class:`concurrent.futures.Executor` runs them there instead, in
@@ -338,7 +358,11 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     (its numeric code, not the SymPy derivation) and loads it once; see the
     module documentation. With the default back end on workers with the
     same kind of processor, the results are bit-identical to the serial
-    ones.
+    ones. A ``ThreadPoolExecutor`` gets the options without pickling. When
+    a worker process of a ``ProcessPoolExecutor`` dies, the cases it had
+    not finished run again on a fresh pool like it (the pool passed stays
+    broken: a later study on it runs on a fresh pool too); only the case
+    that kills its worker fails, and its message names it.
 
     Examples
     ========
@@ -384,6 +408,29 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     >>> all(np.array_equal(a.y, b.y) for a, b in zip(results, parallel))
     True
 
+    A ball dropped from 1 m on a floor, for three coefficients of
+    restitution: with ``e = 0.3`` the impacts accumulate before 1.5 s, so
+    that case fails, but it keeps its run up to the stop:
+
+    >>> from sympy_loads import Impact
+    >>> h, vh, e = *me.dynamicsymbols('h v_h'), sm.Symbol('e')
+    >>> B = O.locatenew('B', h*N.y); B.set_vel(N, vh*N.y)
+    >>> drop = me.KanesMethod(N, [h], [vh], kd_eqs=[h.diff() - vh])
+    >>> _ = drop.kanes_equations([me.Particle('b', B, 1)], [(B, -g*N.y)])
+    >>> floor = Impact(B, O, N.y, N, restitution=e)
+    >>> sweep = simulate_many(drop, (0, 1.5), {h: 1.0, vh: 0.0}, {g: 9.81},
+    ...                       [{e: 0.3}, {e: 0.6}, {e: 0.9}],
+    ...                       impacts=[floor])
+    >>> [res.success for res in sweep], [len(res.impacts) for res in sweep]
+    ([False, True, True], [..., 3, 2])
+    >>> print(sweep[0].message[:46])
+    SimulationError: the impacts accumulate at t =
+    >>> print(len(sweep[0].t) > 0, round(float(sweep[0].t[-1]), 2))
+    True 0.84
+
+    (the bounces of ``e = 0.3`` end at :math:`\sqrt{2h/g}\,(1 + 2e/(1 -
+    e))` = 0.8385 s).
+
     Parameters
     ==========
 
@@ -400,7 +447,11 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     cases : sequence of mappings
         ``{symbol: number}`` per case. A key must be a coordinate or speed
         of the model, or a constant (a key of ``constants``, a constant of
-        the equations of motion or of ``outputs``).
+        the equations of motion, of ``outputs``, of the impacts or of the
+        joint friction). Constants are matched by name, as in
+        :func:`simulate`, so a case's constant must be the very symbol that
+        ``constants`` gives under its name: ``Symbol('k', positive=True)``
+        beside a shared ``Symbol('k')`` is refused.
     executor : concurrent.futures.Executor, optional
         Where the cases run (default: serially, here). The workers must be
         able to import ``sympy_loads``.
@@ -421,7 +472,8 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     list of SimulationResult
         In the order of ``cases``. A failed case has ``success=False``,
         ``status=-1``, the exception's type and text in ``message`` and no
-        samples.
+        samples (but the samples up to the stop when its impacts
+        accumulate).
 
     Raises
     ======
@@ -429,9 +481,11 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     TypeError, ValueError
         Any argument error of :func:`simulate`; ``cases`` not a sequence of
         mappings, a key that is not a coordinate, speed or constant of the
-        model, a value that is not a finite real number; a case without an
-        initial condition or constant it needs; options that cannot be
-        pickled for the executor's workers.
+        model, a value that is not a finite real number, a constant named
+        like another symbol of ``constants`` or of another case; a case
+        without an initial condition or constant it needs; an error that
+        every case raises; options that cannot be pickled for the
+        executor's workers (other than threads).
     ImportError
         ``progress=True`` without tqdm.
 
@@ -558,7 +612,7 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
 
     def run_round(pool, pieces):
         """Run ``pieces`` (``(start, stop)``) on ``pool``; returns those
-        lost with the pool, as ``(start, stop, mark, error)``."""
+        lost with the pool, as ``(start, stop, mark, error, sent)``."""
         nonlocal submitted
         futures, lost = {}, []
         try:
@@ -576,7 +630,7 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
                 except concurrent.futures.BrokenExecutor as error:
                     if not recover:
                         raise
-                    lost.append((start, stop, None, error))
+                    lost.append((start, stop, None, error, False))
                     continue
                 futures[future] = (start, stop, mark)
             for future in concurrent.futures.as_completed(futures):
@@ -586,7 +640,7 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
                 except Exception as error:    # the worker itself failed
                     if recover and isinstance(
                             error, concurrent.futures.BrokenExecutor):
-                        lost.append((start, stop, mark, error))
+                        lost.append((start, stop, mark, error, True))
                         continue
                     message = f'the worker failed: {_describe(error)}'
                     chunk_records = [(i, {'error': message})
@@ -604,8 +658,14 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
                   for start in range(0, n, size)]
         while pieces:
             lost = run_round(pool, pieces)
+            if lost and not pools and not any(sent for *_, sent in lost):
+                # the pool was broken before the study: nothing ran there
+                pool = _fresh_pool(executor)
+                pools.append(pool)
+                pieces = [(start, stop) for start, stop, *_ in lost]
+                continue
             pieces, running = [], []
-            for start, stop, mark, error in lost:
+            for start, stop, mark, error, _ in lost:
                 index = _read_mark(mark)
                 if index is None:        # it had not started, or finished
                     pieces.append((start, stop))
@@ -617,7 +677,7 @@ def _run_parallel(model, kane, job, values, given, executor, chunksize,
             if lost and not running:
                 # the pool broke outside any case (loading the model):
                 # running the cases again would break the next pool too
-                for start, stop, _, error in lost:
+                for start, stop, _, error, _ in lost:
                     message = f'the worker failed: {_describe(error)}'
                     store([(i, {'error': message})
                            for i in range(start, stop)])

@@ -582,7 +582,7 @@ def test_joint_friction_runs_on_any_executor(incline, executor_name,
     cases = [{mu: 0.1}, {mu: 0.3}, {incline.m: 5.0}]
     results = simulate_many(
         incline.system, (0, 0.2), {incline.x: 0.0, incline.v: -0.1},
-        {incline.m: 2.0, g and incline.g: g, mu: 0.2}, cases,
+        {incline.m: 2.0, incline.g: g, mu: 0.2}, cases,
         joint_friction=[incline.friction], t_eval=[0.2], executor=executor)
     assert [r.success for r in results] == [True] * 3, results[0].message
     for result, coefficient in zip(results, (0.1, 0.3, 0.2)):
@@ -665,6 +665,10 @@ def test_a_dead_worker_loses_only_its_case(line_particle):
             initializer=_die_on_one_case) as pool:
         results = simulate_many(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 1.0},
                                 cases, executor=pool, t_eval=[1.0])
+        # the pool passed stays broken: a later study runs on a fresh one
+        again = simulate_many(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 1.0},
+                              cases[:2], executor=pool, t_eval=[1.0])
+    assert [r.q[-1, 0] for r in again] == [r.q[-1, 0] for r in results[:2]]
     assert [i for i, r in enumerate(results) if not r.success] == [17]
     assert 'cases[17]' in results[17].message
     assert 'BrokenProcessPool' in results[17].message
