@@ -588,6 +588,17 @@ def test_joint_friction_runs_on_any_executor(incline, executor_name,
     for result, coefficient in zip(results, (0.1, 0.3, 0.2)):
         expected = -0.1 + g * (coefficient * np.cos(a) - np.sin(a)) * 0.2
         np.testing.assert_allclose(result.u[-1, 0], expected, rtol=1e-6)
+    if executor is None:
+        # the coefficient is a constant of the study even when only the
+        # cases give it (it appears in no equation of motion)
+        results = simulate_many(
+            incline.system, (0, 0.2), {incline.x: 0.0, incline.v: -0.1},
+            {incline.m: 2.0, incline.g: g}, cases[:2],
+            joint_friction=[incline.friction], t_eval=[0.2])
+        np.testing.assert_allclose(
+            [r.u[-1, 0] for r in results],
+            [-0.1 + g * (c * np.cos(a) - np.sin(a)) * 0.2 for c in (0.1, 0.3)],
+            rtol=1e-6)
 
 
 class LockedForce:
