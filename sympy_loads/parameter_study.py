@@ -257,6 +257,9 @@ def _validate(model, job, values, given):
         except (ConstraintSolverError, SimulationError):
             pass
         except (TypeError, ValueError) as error:
+            # simulate() gathers the missing constants, inputs and initial
+            # conditions into one ValueError: which keys a case gives, not
+            # its values, so an error of the study
             if str(error).startswith('simulate(): missing'):
                 if i == 0:
                     raise
@@ -278,7 +281,7 @@ def _validate(model, job, values, given):
     for i in range(len(values)):
         if passed or not failures:
             break
-        if given[i].tobytes() in first and first[given[i].tobytes()] == i:
+        if first.get(given[i].tobytes()) == i:    # probed above
             continue
         passed = run(i) is None
     if failures and not passed:     # every case fails: an argument error
