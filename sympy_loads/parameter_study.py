@@ -719,6 +719,9 @@ def _read_mark(mark):
 def _fresh_pool(executor):
     """A new ``ProcessPoolExecutor`` with the workers, start method and
     initializer of ``executor``, which a dead worker has broken."""
+    # private attributes of concurrent.futures.ProcessPoolExecutor (its
+    # constructor's arguments, kept under these names since Python 3.7);
+    # where one is missing the default serves
     options = {'max_workers': getattr(executor, '_max_workers', None),
                'mp_context': getattr(executor, '_mp_context', None),
                'initializer': getattr(executor, '_initializer', None),
