@@ -331,10 +331,11 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
     output, samples and event roots as ``solve_ivp``, and in addition the
     gaps that dip below zero inside a step and return (a contact that
     approaches at the step's start and leaves at its end, which
-    ``solve_ivp``, looking at the step's ends only, misses): the minimum
-    of such a gap on the dense output is searched (:func:`_dip_time`) and,
-    where it is negative, the event's root is found before it. Forward in
-    time only (impacts need it)."""
+    ``solve_ivp``, looking at the step's ends only, misses): the gap of a
+    contact that approaches at the step's start or leaves at its end is
+    scanned on the dense output for the first time it is zero or below
+    (:func:`_first_closing`), and the event's root is found before it.
+    Forward in time only (impacts need it)."""
     t0, t1 = float(t_span[0]), float(t_span[1])
     y0 = np.asarray(y0, dtype=float)
     solver = _SOLVERS[method](fun, t0, y0, t1, rtol=rtol, atol=atol,
@@ -343,6 +344,10 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
 
     def gap(t, y, i):
         return impacts.event_values(t, y)[0][i]
+
+    def gap_and_speed(t, sol, i):
+        values = impacts.event_values(t, sol(t))
+        return values[0][i], values[1][i]
 
     g, speed = impacts.event_values(t0, y0)
     times, states = ([], []) if t_eval is not None else ([t0], [y0])
@@ -358,22 +363,25 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
         t_old, t = solver.t_old, solver.t
         g_new, speed_new = impacts.event_values(t, solver.y)
         active = [i for i in range(k) if g[i] >= 0 and g_new[i] <= 0]
-        dips = [i for i in range(k) if g[i] >= 0 and g_new[i] > 0
-                and speed[i] < 0 < speed_new[i]]
+        closing = [i for i in range(k) if g[i] >= 0 and (
+            g_new[i] <= 0 or speed[i] < 0 or speed_new[i] > 0)]
         sol = None
-        if active or dips or (t_eval is not None and i_eval < t_eval.size
-                              and t_eval[i_eval] <= t):
+        if closing or (t_eval is not None and i_eval < t_eval.size
+                       and t_eval[i_eval] <= t):
             sol = solver.dense_output()
         t_end = t
-        if dips:
-            earliest = min((_dip_time(lambda s, i=i: gap(s, sol(s), i),
-                                      t_old, t) for i in dips),
-                           default=math.inf)
+        if closing:
+            # the first time a gap is found closed within the step (see
+            # _numeric.dop853.first_closing): the end of the roots' bracket
+            earliest = min(_first_closing(
+                lambda s, i=i: gap_and_speed(s, sol, i), t_old, t,
+                speed[i]) for i in closing)
             if earliest < t:
-                t_end = earliest
-                g_end = impacts.event_values(t_end, sol(t_end))[0]
-                active = [i for i in range(k)
+                g_end = impacts.event_values(earliest, sol(earliest))[0]
+                closed = [i for i in range(k)
                           if g[i] >= 0 and g_end[i] <= 0]
+                if closed:
+                    t_end, active = earliest, closed
         if active:
             roots = [(find_root(lambda s, i=i: gap(s, sol(s), i), t_old,
                                 t_end), i) for i in active]
@@ -409,6 +417,29 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=messages.get(status, message),
         nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu)
+
+
+def _first_closing(function, a, b, speed, points=8):
+    """The first time in ``(a, b]`` found where a gap is zero or below
+    (inf if none): ``function(t)`` gives the gap and its rate (the normal
+    speed), ``speed`` the rate at ``a``. As the compiled stepping's
+    :func:`._numeric.dop853.first_closing`: the gap at ``points`` equal
+    parts of the step and, within a part where it falls at the start and
+    rises at the end, its minimum (:func:`_dip_time`)."""
+    left, rate = a, speed
+    for j in range(1, points + 1):
+        right = a + (b - a) * j / points if j < points else b
+        value, rate_right = function(right)
+        if not math.isfinite(value):
+            break
+        if value <= 0.0:
+            return right
+        if rate < 0.0 < rate_right:
+            dip = _dip_time(lambda s: function(s)[0], left, right)
+            if dip < math.inf:
+                return dip
+        left, rate = right, rate_right
+    return math.inf
 
 
 def _dip_time(function, a, b):

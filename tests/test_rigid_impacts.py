@@ -567,3 +567,279 @@ def test_impacts_in_a_parameter_study_on_a_process_pool():
         assert a.impacts[0].time == pytest.approx(math.sqrt(2 * h / G),
                                                   rel=1e-12)
         assert b.impacts == a.impacts
+
+
+# -- issue 27: impacts never missed, resting starts, touching rows ------------
+
+def ceiling_ball(e, clearance=0.01):
+    """A ball thrown up from the floor to an apex of 1 under a ceiling
+    ``clearance`` below the apex (the ceiling's plane faces down)."""
+    kane, floor, (y, v), constants = ball(e)
+    N, O = floor.frame, floor.plane_point
+    ceiling = Impact(floor.point, O.locatenew('C', (1 - clearance) * N.y),
+                     -N.y, N, restitution=e, name='ceiling')
+    return kane, ceiling, (y, v), constants
+
+
+@pytest.mark.parametrize('e', [1.0, 0.0])
+@pytest.mark.parametrize('method, backend', [
+    ('DOP853', 'compiled'), ('DOP853', 'numpy'), ('RK45', 'compiled'),
+    ('Radau', 'compiled'), ('LSODA', 'compiled')])
+def test_gap_dipping_below_zero_inside_a_step_is_struck(method, backend, e):
+    """The ceiling is 1 cm below the apex: the gap approaches and leaves
+    within one step (both ends of the step below the ceiling), and the
+    impact must still be found, at its closed-form time, with the ball
+    never above the ceiling at dense samples."""
+    clearance = 0.01
+    kane, ceiling, (y, v), constants = ceiling_ball(e, clearance)
+    v0 = math.sqrt(2 * G)
+    approach = math.sqrt(2 * G * clearance)
+    t_hit = (v0 - approach) / G
+    res = simulate(kane, (0, 0.5), {y: 0.0, v: v0}, constants,
+                   impacts=[ceiling], method=method, backend=backend,
+                   t_eval=np.linspace(0, 0.5, 2001))
+    assert res.success
+    assert len(res.impacts) == 1
+    hit = res.impacts[0]
+    assert hit.time == pytest.approx(t_hit, abs=1e-7)
+    assert hit.normal_speed_before == pytest.approx(-approach, rel=1e-6)
+    assert hit.normal_speed_after == pytest.approx(e * approach, abs=1e-6)
+    assert res.q[:, 0].max() <= 1 - clearance + 1e-9
+    # after the impact the ball falls from the ceiling at e times the
+    # approach speed: y = c - e a (t - t_hit) - G (t - t_hit)^2 / 2
+    later = res.t > t_hit
+    s = res.t[later] - t_hit
+    expected = 1 - clearance - e * approach * s - G * s ** 2 / 2
+    assert np.max(np.abs(res.q[later, 0] - expected)) < 1e-6
+
+
+@pytest.mark.parametrize('method, backend', [('DOP853', 'compiled'),
+                                             ('RK45', 'numpy')])
+@pytest.mark.parametrize('e, theta, omega, height', [
+    (0.9, 0.1, -0.7, 2.0), (1.0, 0.1, 2.0, 1.0), (1.0, 0.8, 0.7, 2.0)])
+def test_rod_end_dipping_inside_a_step_is_struck(e, theta, omega, height,
+                                                 method, backend):
+    """A tilted, spinning rod: after one end strikes, a long step can
+    carry the other end below the floor and back (and down again). Neither
+    end is ever below the floor at dense samples, and the energy never
+    grows."""
+    kane, ends, (x, y, th, vx, vy, w) = falling_rod(e)
+    start = {x: 0.0, y: height, th: theta, vx: 0.3, vy: 0.0, w: omega}
+    res = simulate(kane, (0, 1.5), start, {}, impacts=ends, method=method,
+                   backend=backend, t_eval=np.linspace(0, 1.5, 3001))
+    assert res.success and len(res.impacts) >= 2
+    half = ROD_LENGTH / 2 * np.sin(res.q[:, 2])
+    assert min((res.q[:, 1] - half).min(), (res.q[:, 1] + half).min()) \
+        >= -1e-9
+    inertia = ROD_MASS * ROD_LENGTH ** 2 / 12
+    energy = (ROD_MASS * G * res.q[:, 1]
+              + ROD_MASS / 2 * (res.u[:, 0] ** 2 + res.u[:, 1] ** 2)
+              + inertia / 2 * res.u[:, 2] ** 2)
+    assert energy.max() <= energy[0] * (1 + 1e-7)
+
+
+@pytest.mark.parametrize('e', [0.0, 0.8, 1.0])
+def test_body_resting_on_the_plane_at_the_start_stops_there(e):
+    """Resting on the floor under gravity at t0: the resting-contact error
+    at t0 for every restitution (no chatter of micro-impacts), with the
+    start sample in the error's result."""
+    kane, impact, (y, v), constants = ball(e)
+    with pytest.raises(SimulationError, match='rests on the plane at the '
+                       'start') as info:
+        simulate(kane, (0, 1), {y: 0.0, v: 0.0}, constants,
+                 impacts=[impact])
+    error = info.value
+    assert error.time == 0.0
+    assert error.result.t.tolist() == [0.0]
+    assert error.result.q[0, 0] == 0.0 and error.result.u[0, 0] == 0.0
+    assert len(error.result.impacts) == 0
+
+
+def test_impacts_accumulating_at_the_start_keep_the_start_sample():
+    """A plastic impact at t0 on a pressing contact stops the run at t0;
+    the error's result holds the start (the tutorial's check reads
+    ``error.result.t[-1]``)."""
+    kane, impact, (y, v), constants = ball(0.0)
+    with pytest.raises(SimulationError, match='does not leave') as info:
+        simulate(kane, (0, 1), {y: 0.0, v: -1.0}, constants,
+                 impacts=[impact])
+    result = info.value.result
+    assert result.t.tolist() == [0.0]
+    assert result.t[-1] == pytest.approx(info.value.time)
+    assert result.q[0, 0] == 0.0 and result.u[0, 0] == -1.0
+    assert len(result.impacts) == 1
+    assert result.impacts[0].normal_speed_before == -1.0
+    assert result.impacts[0].normal_speed_after == pytest.approx(0.0,
+                                                                 abs=1e-15)
+
+
+def test_long_span_elastic_bouncing_locates_every_impact():
+    """e = 1 over (0, 5e4): the first steps are long and the roots are
+    located on the dense output of steps far larger than a bounce (SciPy's
+    brentq failed to converge there and the run was lost). Every bounce
+    is found, and the energy is kept."""
+    kane, impact, (y, v), constants = ball(1.0)
+    span = 5e4
+    res = simulate(kane, (0, span), {y: 1.0, v: 0.0}, constants,
+                   impacts=[impact], t_eval=[span])
+    assert res.success
+    first, period = math.sqrt(2 / G), 2 * math.sqrt(2 / G)
+    expected = math.floor((span - first) / period) + 1
+    assert abs(len(res.impacts) - expected) <= 1
+    energy = G * res.q[-1, 0] + res.u[-1, 0] ** 2 / 2
+    assert energy == pytest.approx(G, rel=1e-5)
+    times = np.array([r.time for r in res.impacts[:100]])
+    assert np.max(np.abs(times - (first + period * np.arange(100)))) < 1e-6
+
+
+def ball_row(n, e):
+    """Ball 1 at x = -0.5 moving at 1 towards n - 1 touching balls at rest
+    (unit masses, contacts of radius 0.1 between neighbours, no loads)."""
+    xs = me.dynamicsymbols(f'x1:{n + 1}')
+    vs = me.dynamicsymbols(f'v1:{n + 1}')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    points, particles = [], []
+    for i in range(n):
+        P = O.locatenew(f'P{i + 1}', xs[i] * N.x)
+        P.set_vel(N, vs[i] * N.x)
+        points.append(P)
+        particles.append(me.Particle(f'b{i + 1}', P, 1.0))
+    kane = me.KanesMethod(N, xs, vs, kd_eqs=[a.diff() - b
+                                             for a, b in zip(xs, vs)])
+    kane.kanes_equations(particles, [])
+    impacts = [Impact(points[i], points[i + 1], -N.x, N, restitution=e,
+                      radius=0.1, plane_frame=particles[i + 1],
+                      name=f'c{i + 1}') for i in range(n - 1)]
+    start = {xs[0]: -0.5, vs[0]: 1.0}
+    for i in range(1, n):
+        start.update({xs[i]: 0.1 * (i - 1), vs[i]: 0.0})
+    return kane, impacts, start
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('n', [3, 4])
+@pytest.mark.parametrize('e', [0.0, 0.1, 0.5])
+def test_ball_striking_a_row_of_touching_balls_shares_momentum(e, n,
+                                                               backend):
+    """The row's closed contacts join the impact without rebound: the row
+    moves on at (1 + e) / n, the striker at that less e (with e = 0 all
+    at 1/n); momentum is kept and energy does not grow."""
+    kane, impacts, start = ball_row(n, e)
+    res = simulate(kane, (0, 1), start, {}, impacts=impacts, t_eval=[1.0],
+                   backend=backend)
+    assert res.success
+    assert [r.time for r in res.impacts] == pytest.approx(
+        [0.4] * (n - 1), abs=1e-12)
+    row = (1 + e) / n
+    expected = [row - e] + [row] * (n - 1)
+    assert res.u[-1] == pytest.approx(expected, abs=1e-12)
+    assert res.u[-1].sum() == pytest.approx(1.0, rel=1e-12)
+    assert 0.5 * np.sum(res.u[-1] ** 2) <= 0.5 + 1e-12
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_state_dependent_restitution_is_checked_at_every_impact(backend):
+    """restitution = v**2/4 is 0 at the start but 4.9 at the impact: the
+    run stops there (no impact applied, energy kept); one that stays in
+    [0, 1], e = 1/(1 + v**2), is applied at the impact's speed."""
+    kane, impact, (y, v), constants = ball()
+    args = (kane, (0, 0.6), {y: 1.0, v: 0.0}, constants)
+    growing = Impact(impact.point, impact.plane_point, impact.normal,
+                     impact.frame, restitution=v ** 2 / 4)
+    with pytest.raises(SimulationError, match=r'restitution v\(t\)\*\*2/4 '
+                       r'is 4.905 at the impact') as info:
+        simulate(*args, impacts=[growing], backend=backend)
+    t_hit = math.sqrt(2 / G)
+    assert info.value.time == pytest.approx(t_hit, rel=1e-9)
+    result = info.value.result
+    assert len(result.impacts) == 0
+    energy = G * result.q[:, 0] + result.u[:, 0] ** 2 / 2
+    assert energy.max() <= G * (1 + 1e-9)
+    bounded = Impact(impact.point, impact.plane_point, impact.normal,
+                     impact.frame, restitution=1 / (1 + v ** 2))
+    res = simulate(*args, impacts=[bounded], backend=backend)
+    hit = res.impacts[0]
+    speed = math.sqrt(2 * G)
+    assert hit.normal_speed_before == pytest.approx(-speed, rel=1e-9)
+    assert hit.normal_speed_after == pytest.approx(
+        speed / (1 + speed ** 2), rel=1e-9)
+
+
+def test_negative_radius_constant_and_loose_plane_point_are_refused():
+    kane, impact, (y, v), constants = ball()
+    R = sm.Symbol('R')
+    sphere = Impact(impact.point, impact.plane_point, impact.normal,
+                    impact.frame, restitution=0.5, radius=R)
+    with pytest.raises(ValueError, match=r'radius R must be nonnegative, '
+                       r'got -0.1'):
+        simulate(kane, (0, 1), {y: 1.0, v: 0.0}, {**constants, R: -0.1},
+                 impacts=[sphere])
+    res = simulate(kane, (0, 1), {y: 1.0, v: 0.0}, {**constants, R: 0.1},
+                   impacts=[sphere])
+    assert res.impacts[0].time == pytest.approx(math.sqrt(1.8 / G))
+    # the face of particle 2 through a point fixed in N, not on particle 2
+    _, face, _ = two_particles(0.5)
+    N, P2 = face.frame, face.plane_point
+    origin = next(iter(P2._pos_dict))
+    with pytest.raises(ValueError, match=r'plane_point O must be fixed in '
+                       r'plane_frame p2'):
+        Impact(face.point, origin, -N.x, N, restitution=0.5, radius=0.1,
+               plane_frame=face.plane_frame)
+    body = me.RigidBody('wall', P2, N.orientnew('W', 'Axis', (0, N.z)),
+                        1.0, (me.inertia(N, 1, 1, 1), P2))
+    with pytest.raises(ValueError, match=r'plane_point O must be fixed in '
+                       r'plane_frame wall'):
+        Impact(face.point, origin, -N.x, N, restitution=0.5,
+               plane_frame=body)
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_empty_t_eval_integrates_and_keeps_no_sample(backend):
+    kane, impact, (y, v), constants = ball(0.8)
+    res = simulate(kane, (0, 1.2), {y: 1.0, v: 0.0}, constants,
+                   impacts=[impact], t_eval=[], backend=backend)
+    assert res.success and res.t.size == 0 and res.q.shape == (0, 1)
+    times, _ = bounces(1.0, 0.8, 2)
+    assert [r.time for r in res.impacts] == pytest.approx(times, abs=1e-9)
+
+
+def test_sweep_with_new_impacts_and_outputs_keeps_a_bounded_cache():
+    """New Impact objects and outputs per call: the generated functions
+    of only the last few are kept (the earlier Impact objects are freed)."""
+    import gc
+    import weakref
+    from sympy_loads import _model
+    bound = getattr(_model, 'OUTPUT_CACHE_SIZE', 16)
+    kane, impact, (y, v), constants = ball()
+    alive = []
+    for i in range(bound + 8):
+        new = Impact(impact.point, impact.plane_point, impact.normal,
+                     impact.frame, restitution=0.5 + i / 100)
+        res = simulate(kane, (0, 0.5), {y: 1.0, v: 0.0}, constants,
+                       impacts=[new], outputs={'h': y + i})
+        assert res.outputs['h'][0] == pytest.approx(1.0 + i)
+        alive.append(weakref.ref(new))
+        del new
+    gc.collect()
+    assert sum(ref() is not None for ref in alive) <= bound
+    assert alive[-1]() is not None       # the last ones stay cached
+
+
+def test_messages_name_the_impacts_restitution_and_normal():
+    kane, impact, (y, v), constants = ball()
+    E = me.dynamicsymbols('E')
+    varying = Impact(impact.point, impact.plane_point, impact.normal,
+                     impact.frame, restitution=E)
+    with pytest.raises(ValueError, match=r'impacts\[0\] \(impact of P\): '
+                       r'its restitution E\(t\) contains') as info:
+        simulate(kane, (0, 1), {y: 1.0, v: 0.0}, constants,
+                 impacts=[varying], specified={E: lambda t: 0.5})
+    assert 'e0' not in str(info.value)
+    A = me.ReferenceFrame('A')
+    for plane_frame in (None, A):
+        with pytest.raises(ValueError, match=r'normal A.y \(in the frame '
+                           r'A\) cannot be related to the frame N'):
+            Impact(impact.point, impact.plane_point, A.y, impact.frame,
+                   restitution=0.5, plane_frame=plane_frame)

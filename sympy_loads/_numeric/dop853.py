@@ -60,17 +60,21 @@ index  meaning
        chooses the first step as ``solve_ivp`` does, :func:`start`)
 17     at an EVENT: the end of the bracket of the gaps' roots, ``t_new``
        or, where a gap dips below zero inside the step and returns
-       (:func:`dip_theta`), a time inside the step where it is negative
+       (:func:`first_closing`), the first time found in the step at which
+       a gap is zero or below
 =====  ================================================================
 
 Gaps that dip inside a step: a contact that approaches at the step's
-start (``v_n < 0``) and leaves at its end (``v_n > 0``) with a positive
-gap at both ends has a minimum of its gap inside the step, which may lie
-below zero: a long step can carry a rod's second end through the floor
-and back. For such contacts the minimum of the gap on the dense output
-is searched (golden sections, stopping at the first negative value); a
-negative one ends the bracket of the event roots there, so the impact is
-found as if the gap had changed sign at the step's end.
+start (``v_n < 0``) or leaves at its end (``v_n > 0``) may have a minimum
+of its gap inside the step, below zero even where the gap is positive at
+both ends: a long step can carry a rod's second end through the floor
+and back (and down again, so that the gap's sign change over the step
+points at a later root than the first). For such contacts, and those
+whose gap closes over the step, the gap on the dense output is scanned
+for the first time it is zero or below (:func:`first_closing`); that
+time ends the bracket of the event roots, so the first impact is found.
+A gap that rises at the step's start and falls at its end has its
+minimum at an end and is not scanned.
 
 .. [Hairer1993] E. Hairer, S. P. Norsett, G. Wanner, Solving Ordinary
    Differential Equations I: Nonstiff Problems, 2nd ed., Springer, 1993,
@@ -105,6 +109,8 @@ ROOT_ITERATIONS = 200
 # golden-section iterations of the search of a gap's minimum inside a step
 # (0.618**60: 3e-13 of the step)
 DIP_ITERATIONS = 60
+# points at which a closing gap is scanned for its first root in a step
+SCAN_POINTS = 8
 INVERSE_PHI = 0.6180339887498949
 
 
@@ -302,16 +308,14 @@ def gap_theta(theta, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
 
 
 @jit
-def dip_theta(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
-              row, out, g, k, per):
-    """``theta`` in (0, 1) where impact ``i``'s gap (plus offset) on the
-    dense output of the step from ``t_old`` over ``h`` is zero or below,
-    or -1 where none is found: golden sections towards its minimum,
-    stopping at the first value that is not positive (the gap is assumed
-    to have one minimum in the step: it approaches at the start and
-    leaves at the end). ``g`` (size ``3k``, its offsets in ``g[k:2k]``) is
-    the work array of the evaluations."""
-    a, b = 0.0, 1.0
+def dip_theta(i, a, b, t_old, h, F, y_old, stage, x, fn, ints, floats,
+              impact, row, out, g, k, per):
+    """``theta`` in ``(a, b)`` where impact ``i``'s gap (plus offset) on
+    the dense output of the step from ``t_old`` over ``h`` is zero or
+    below, or -1 where none is found: golden sections towards its minimum
+    in ``(a, b)`` (fractions of the step), stopping at the first value
+    that is not positive. ``g`` (size ``3k``, its offsets in ``g[k:2k]``)
+    is the work array of the evaluations."""
     c = b - INVERSE_PHI * (b - a)
     d = a + INVERSE_PHI * (b - a)
     fc = gap_theta(c, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
@@ -335,6 +339,38 @@ def dip_theta(i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
             d = a + INVERSE_PHI * (b - a)
             fd = gap_theta(d, i, t_old, h, F, y_old, stage, x, fn, ints,
                            floats, impact, row, out, g, k, per)
+    return -1.0
+
+
+@jit
+def first_closing(i, g0, v0, t_old, h, F, y_old, stage, x, fn, ints,
+                  floats, impact, row, out, g, k, per):
+    """The fraction ``theta`` of the step from ``t_old`` over ``h`` at
+    which impact ``i``'s gap (plus offset, ``g0 >= 0`` with normal speed
+    ``v0`` at the start) is first found zero or below, or -1: the gap at
+    ``SCAN_POINTS`` equal fractions of the step, and within each part
+    where the contact approaches at its start and leaves at its end (a
+    minimum inside), its minimum (:func:`dip_theta`). The first root lies
+    between ``theta`` and the scan point before it, where Brent's method
+    on ``(0, theta)`` then finds it (on the whole step it may find a later
+    one: a rod's end can pass below the floor, rise, and fall again within
+    one long step)."""
+    a, va = 0.0, v0
+    for j in range(1, SCAN_POINTS + 1):
+        b = j / SCAN_POINTS
+        fb = gap_theta(b, i, t_old, h, F, y_old, stage, x, fn, ints,
+                       floats, impact, row, out, g, k, per)
+        if not math.isfinite(fb):
+            return -1.0
+        vb = g[2 * k + i]
+        if fb <= 0.0:
+            return b
+        if va < 0.0 < vb:
+            theta = dip_theta(i, a, b, t_old, h, F, y_old, stage, x, fn,
+                              ints, floats, impact, row, out, g, k, per)
+            if theta > 0.0:
+                return theta
+        a, va = b, vb
     return -1.0
 
 
@@ -668,8 +704,8 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             # (without impacts limits is None and numba prunes this)
             if limits is not None and g.shape[0] >= 3 * k:
                 for i in range(k):
-                    if g[i] >= 0.0 and g_new[i] > 0.0 and \
-                            g[2 * k + i] < 0.0 < g_new[2 * k + i]:
+                    if g[i] >= 0.0 and g_new[i] > 0.0 and (
+                            g[2 * k + i] < 0.0 or g_new[2 * k + i] > 0.0):
                         suspect = True
         samples = (n_eval > 0 and i_eval < n_eval
                    and direction * (t_eval[i_eval] - t_new) <= 0.0)
@@ -694,33 +730,35 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
             state[9] = t
-        if limits is not None and suspect:
-            # a gap that approaches and leaves within the step: its
-            # minimum on the dense output, searched where it may be
-            # negative; the earliest dip ends the roots' bracket
+        if limits is not None and (active or suspect):
+            # the first time within the step at which a gap closes: the
+            # end of the roots' bracket (see first_closing)
             probe = np.empty(3 * k)
             for i in range(k):
                 probe[k + i] = g[k + i]
-            earliest = 2.0
+            earliest = 1.0
             for i in range(k):
-                if g[i] >= 0.0 and g_new[i] > 0.0 and \
-                        g[2 * k + i] < 0.0 < g_new[2 * k + i]:
-                    theta = dip_theta(i, t, h, F, y_old, stage, x, fn,
-                                      ints, floats, impact, row, out, probe,
-                                      k, per)
+                if g[i] >= 0.0 and (g_new[i] <= 0.0 or g[2 * k + i] < 0.0
+                                    or g_new[2 * k + i] > 0.0):
+                    theta = first_closing(i, g[i], g[2 * k + i], t, h, F,
+                                          y_old, stage, x, fn, ints, floats,
+                                          impact, row, out, probe, k, per)
                     if 0.0 < theta < earliest:
                         earliest = theta
             if earliest < 1.0:
-                t_end = t + earliest * h
                 value = gap_theta(earliest, 0, t, h, F, y_old, stage, x,
                                   fn, ints, floats, impact, row, out, probe,
                                   k, per)
-                if math.isfinite(value):
+                closing = False
+                for i in range(k):
+                    if g[i] >= 0.0 and probe[i] <= 0.0:
+                        closing = True
+                if math.isfinite(value) and closing:
+                    t_end = t + earliest * h
+                    active = True
                     for i in range(k):
                         g_new[i] = probe[i]
                         g_new[2 * k + i] = probe[2 * k + i]
-                        if g[i] >= 0.0 and g_new[i] <= 0.0:
-                            active = True
         # (without impacts limits is None: numba then prunes this branch,
         # and the stepping compiles without strike())
         if limits is not None and active and state[15] != 0.0 and (
