@@ -107,7 +107,21 @@ class Impact:
     they are struck one after another, the fastest approach first, until
     none approaches. The second way depends on the order when
     :math:`e < 1`, as any sequential treatment of simultaneous impacts
-    does [Flores2023]_.
+    does [Flores2023]_. Closed contacts that are not approaching but that
+    the impulses would drive into their planes (a ball striking a row of
+    touching balls) join the impact without rebound: the row moves on
+    together, with the momentum shared (at :math:`1/n` of the striker's
+    speed for :math:`e = 0`).
+
+    A contact that rests on its plane at the start (closed, not moving
+    along the normal) while the loads press it in stops the run at once
+    with the same error, whatever the restitution. A restitution that
+    depends on the state is evaluated at each impact, and one outside
+    :math:`[0, 1]` there stops the run with a
+    :class:`~sympy_loads.SimulationError` (the run up to it in its
+    ``result``). Impacts are looked for inside each integration step, not
+    only at its ends: a gap that dips below zero and returns within one
+    step is found.
 
     Examples
     ========
@@ -182,9 +196,13 @@ class Impact:
     TypeError
         If an argument has the wrong type.
     ValueError
-        If ``normal`` is not a unit vector fixed in the plane's frame,
-        ``radius`` is negative, ``restitution`` is outside :math:`[0, 1]`
-        or ``rest_speed`` is not positive.
+        If ``normal`` is not a unit vector fixed in the plane's frame (or
+        its frame is not related to ``frame``), ``plane_point`` is not
+        fixed in ``plane_frame`` (a body or particle), ``radius`` is
+        negative, ``restitution`` is outside :math:`[0, 1]` or
+        ``rest_speed`` is not positive. A symbolic ``radius`` or
+        ``restitution`` is checked when :func:`~sympy_loads.simulate`
+        has its value.
 
     References
     ==========
