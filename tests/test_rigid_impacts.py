@@ -843,3 +843,15 @@ def test_messages_name_the_impacts_restitution_and_normal():
                            r'A\) cannot be related to the frame N'):
             Impact(impact.point, impact.plane_point, A.y, impact.frame,
                    restitution=0.5, plane_frame=plane_frame)
+
+
+def test_event_root_falls_back_to_bisection(monkeypatch):
+    """Where Brent's method does not converge in its iterations (SciPy's
+    brentq raised "Failed to converge" and the run was lost), bisection
+    finishes: the root of the gap to adjacent floats."""
+    from sympy_loads import _integrators
+    monkeypatch.setattr(_integrators, '_BRENT_ITERATIONS', 2)
+    t_hit = math.sqrt(2 / G) + 4e4          # a late root: large times
+    root = _integrators.find_root(lambda t: (t_hit - t) * (1 + t_hit - t),
+                                  4e4, 4e4 + 0.9)
+    assert root == pytest.approx(t_hit, abs=4 * np.spacing(t_hit))
