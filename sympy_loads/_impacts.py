@@ -30,7 +30,9 @@ import weakref
 import numpy as np
 
 from ._integrators import _EPS, integrate
+from ._model import OUTPUT_CACHE_SIZE
 from ._problem import format_state
+from ._utils import lru_get, lru_put
 
 __all__ = []
 
@@ -59,7 +61,6 @@ def impact_outputs(nm, impacts):
     a sweep with new Impact objects per call does not keep them all);
     ``ValueError`` names an impact whose expressions contain unknown
     symbols."""
-    from ._model import OUTPUT_CACHE_SIZE, lru_get, lru_put
     per_model = _SPECS.setdefault(nm, {})
     key = tuple(impacts)
     spec = lru_get(per_model, key)

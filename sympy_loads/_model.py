@@ -27,7 +27,8 @@ from ._equations import unconstrained_equations
 from ._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
 from ._numeric.codegen import to_symengine
-from ._utils import _as_loads, _internal_prefix, _kanes_parts
+from ._utils import (_as_loads, _internal_prefix, _kanes_parts, lru_get,
+                     lru_put)
 
 __all__ = []
 
@@ -115,6 +116,9 @@ class NumericModel:
         self._generate(backend)
         self.seconds['codegen'] = time.perf_counter() - start
         self._outputs = {}
+        # output functions generated so far (the cache above keeps only
+        # the last few): a pickle made before is out of date
+        self.generated = 0
 
     def _check_and_collect(self, everything, f_h, kane):
         """Set ``specified`` and the candidate constants (by name)."""
@@ -342,30 +346,10 @@ class NumericModel:
         uses_udot = any(e.has(*udot_symbols) for e in exprs)
         entry = (list(outputs), shapes, sizes, function, extra, uses_udot)
         lru_put(self._outputs, key, entry, OUTPUT_CACHE_SIZE)
+        self.generated += 1
         return entry
 
 
 # output functions kept per numeric model (simulate()'s outputs and each
 # list of impacts, see _impacts.impact_outputs)
 OUTPUT_CACHE_SIZE = 16
-
-
-def lru_get(cache, key):
-    """``cache[key]`` (None if absent), moved to the end of the dict's
-    order: the most recently used. Safe against another thread's use of
-    the same cache (a plain dict: its single operations are atomic)."""
-    value = cache.pop(key, None)
-    if value is not None:
-        cache[key] = value
-    return value
-
-
-def lru_put(cache, key, value, size):
-    """``cache[key] = value``, dropping the least recently used entries
-    beyond ``size``."""
-    cache[key] = value
-    while len(cache) > size:
-        try:
-            cache.pop(next(iter(cache)), None)
-        except (RuntimeError, StopIteration):   # another thread's change
-            break

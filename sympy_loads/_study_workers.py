@@ -116,7 +116,7 @@ def _model_payload(model, kane, models, solvers, bound=None):
     for name, value in bound.items():
         value = [value] if hasattr(value, 'prepare') else list(value)
         items.extend(((name, i), item, 0) for i, item in enumerate(value))
-    parts = ([(key, nm, len(getattr(nm, '_outputs', ())))
+    parts = ([(key, nm, getattr(nm, 'generated', 0))
               for key, nm in models.items()],
              [(key, solver, 0) for key, solver in solvers.items()],
              items)

@@ -546,3 +546,24 @@ def _real_array(name, values):
         raise TypeError(f'{name} must be an array of real numbers, not of '
                         f'{array.dtype} ({values!r}).')
     return array.astype(float)
+
+
+def lru_get(cache, key):
+    """``cache[key]`` (None if absent), moved to the end of the dict's
+    order: the most recently used. Safe against another thread's use of
+    the same cache (a plain dict: its single operations are atomic)."""
+    value = cache.pop(key, None)
+    if value is not None:
+        cache[key] = value
+    return value
+
+
+def lru_put(cache, key, value, size):
+    """``cache[key] = value``, dropping the least recently used entries
+    beyond ``size``."""
+    cache[key] = value
+    while len(cache) > size:
+        try:
+            cache.pop(next(iter(cache)), None)
+        except (RuntimeError, StopIteration):   # another thread's change
+            break

@@ -688,3 +688,28 @@ def test_a_dead_worker_loses_only_its_case(line_particle):
                         for r in results], 17)
     np.testing.assert_allclose(finals, 0.1 * np.cos(np.sqrt(others)),
                                atol=1e-7)
+
+
+def test_model_payload_is_made_anew_after_new_output_functions():
+    """The pickle sent to workers is reused only while no new output
+    function has been generated, even once the bounded cache of output
+    functions is full (its size no longer changes)."""
+    from sympy_loads._model import OUTPUT_CACHE_SIZE
+    model = four_bar.build_model()
+    kane = model.kane
+    constants = four_bar.constants_of(model)
+    simulate(kane, T_SPAN, four_bar.initial_conditions(model), constants,
+             t_eval=T_EVAL)
+    models, solvers = parameter_study._prepared_state(kane, constants)
+    [nm] = models.values()
+    q1 = model.q[0]
+    for i in range(OUTPUT_CACHE_SIZE):
+        nm.output_function({'y': (i + 1) * q1})
+    data, token = _study_workers._model_payload(kane, kane, models, solvers)
+    again = _study_workers._model_payload(kane, kane, models, solvers)
+    assert again[1] == token                     # nothing new: reused
+    nm.output_function({'y': -q1})               # the cache stays full
+    assert len(nm._outputs) == OUTPUT_CACHE_SIZE
+    assert nm.generated == OUTPUT_CACHE_SIZE + 1
+    fresh = _study_workers._model_payload(kane, kane, models, solvers)
+    assert fresh[1] != token
