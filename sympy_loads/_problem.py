@@ -50,6 +50,9 @@ class Problem:
         self.spec_functions = spec_functions
         self.solver = solver
         self.friction_functions = friction_functions
+        # the stick-slip modes of exact-sign joint friction, if any
+        # (:class:`._stick_slip.StickSlip` attaches itself here)
+        self.stick_slip = None
         self.n_friction = len(nm.friction)
         self.friction_values = np.zeros(self.n_friction)
         (self.friction_tolerance, self.friction_max_iterations,
@@ -354,6 +357,8 @@ class Problem:
         if not self.n_friction:
             qdot, udot = self.solve_eom(t, q, u, spec)
             return qdot, udot, self.friction_values
+        if self.stick_slip is not None:
+            return self.stick_slip.derivatives(t, q, u)
         f = self.friction_values.copy()
         change = np.inf
         for _ in range(self.friction_max_iterations):
@@ -552,6 +557,8 @@ def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
         udot = np.zeros(problem.nu)
         f = problem.friction_values
         if uses_udot or problem.n_friction:
+            if problem.stick_slip is not None:
+                problem.stick_slip.mode_at(t)
             _, udot, f = problem.derivatives(t, q[i], u[i])
         x = problem.input_vector(t, q[i], u[i],
                                  problem.specified(t) + list(f))

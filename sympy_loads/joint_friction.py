@@ -371,6 +371,21 @@ class JointFriction(ActuatorBase):
                       Torque(j.parent.frame, -torque)]
         return loads
 
+    def _stick_slip_speeds(self):
+        """``(symbol, joint speed)`` pairs of the friction that uses the
+        exact sign of one joint speed (``simulate()`` integrates their
+        stick-slip), none for regularized or spherical-joint friction."""
+        if not self.regularization.is_zero or self._kind is SphericalJoint:
+            return []
+        j = self.joint
+        if self._kind is PrismaticJoint:
+            speeds = [j.speeds[0]]
+        elif self._kind is PinJoint:
+            speeds = [j.speeds[0]]
+        else:
+            speeds = [j.translation_speed, j.rotation_speed]
+        return list(zip(self._symbols, speeds))
+
     def _params(self):
         return (self.coefficient,
                 0 if self.radius is None else self.radius,

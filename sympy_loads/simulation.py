@@ -74,6 +74,7 @@ from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
 from ._impacts import ImpactEngine, impact_outputs, run
 from ._integrators import integrate
 from ._problem import Problem, evaluate_outputs
+from ._stick_slip import StickSlip, is_forward
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -777,6 +778,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     problem = Problem(nm, c, spec_functions, solver, friction_functions,
                       (friction_tolerance, int(friction_max_iterations),
                        friction_relaxation))
+    stick_slip = (StickSlip.attach(problem, friction_items)
+                  if friction_items and not impact_items
+                  and is_forward((t0, t1)) else None)
     engine = None
     if impact_items:
         engine = ImpactEngine(problem, impact_items, impact_spec,
@@ -816,6 +820,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     try:
         if engine:
             solution = run(engine, fun, (t0, t1), y0, **options)
+        elif stick_slip:
+            solution = stick_slip.integrate(fun, (t0, t1), y0, **options)
         else:
             solution = integrate(fun, (t0, t1), y0, problem=problem,
                                  **options)

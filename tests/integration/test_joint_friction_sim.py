@@ -271,3 +271,132 @@ def test_relaxation_does_not_change_the_solution_and_failure_is_reported():
     with pytest.raises(SimulationError, match='did not converge'):
         simulate(system, (0, 1), {q: np.pi / 2 + 1.2, u: 0.5}, values,
                  joint_friction=[friction], friction_max_iterations=1)
+
+
+# -- stick-slip with the exact sign -------------------------------------------
+
+EXACT = dict(rtol=1e-10, atol=1e-12)
+
+
+@pytest.mark.parametrize('method', ['DOP853', 'LSODA', 'Radau', 'RK45'])
+def test_block_on_incline_stops_and_sticks_with_the_exact_sign(method):
+    """mu = 0.6 > tan(0.5): the block decelerates at g (mu cos a - sin a),
+    stops at v0 / that (0.2163 s) and stays stopped, its speed exactly 0,
+    the friction holding m g sin a (it was mu m g cos a while it slid).
+    Integrating -F sign(v) across v = 0 used to chatter with steps of
+    1e-11 s (over 100 s for this 1 s run, or a failure)."""
+    alpha, mu, v0, mass = 0.5, 0.6, 0.1, 2.0
+    system, slide, friction = incline(alpha, mu)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    dec = G * (mu * np.cos(alpha) - np.sin(alpha))
+    stop = v0 / dec
+    times = np.linspace(0, 1, 41)
+    res = simulate(system, (0, 1), {x: 0.0, v: v0}, {m: mass, g: G},
+                   joint_friction=[friction], t_eval=times, method=method,
+                   outputs={'F': friction.symbols[0]}, **EXACT)
+    assert res.success
+    slipping, stuck = times < stop, times > stop
+    np.testing.assert_allclose(res.u[slipping, 0],
+                               v0 - dec * times[slipping], atol=1e-8)
+    assert np.all(res.u[stuck, 0] == 0.0)
+    np.testing.assert_allclose(res.q[stuck, 0], v0 * stop - dec * stop**2 / 2,
+                               rtol=0, atol=1e-9)
+    np.testing.assert_allclose(res.outputs['F'][slipping],
+                               mu * mass * G * np.cos(alpha), rtol=1e-9)
+    np.testing.assert_allclose(res.outputs['F'][stuck],
+                               mass * G * np.sin(alpha), rtol=1e-9)
+
+
+def test_block_thrown_up_a_steep_slope_turns_back_and_slides_down():
+    """mu = 0.3 < tan(0.5): thrown up the slope (v < 0 along the downhill
+    axis) the block decelerates at g (sin a + mu cos a), turns at the top
+    (where it cannot stick) and slides down at g (sin a - mu cos a)."""
+    alpha, mu, v0 = 0.5, 0.3, -1.0
+    system, slide, friction = incline(alpha, mu)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    up = G * (np.sin(alpha) + mu * np.cos(alpha))
+    down = G * (np.sin(alpha) - mu * np.cos(alpha))
+    top = -v0 / up
+    x_top = v0 * top + up * top**2 / 2
+    times = np.linspace(0, 1, 21)
+    res = simulate(system, (0, 1), {x: 0.0, v: v0}, {m: 1.0, g: G},
+                   joint_friction=[friction], t_eval=times, **EXACT)
+    assert res.success
+    before, after = times <= top, times > top
+    np.testing.assert_allclose(res.u[before, 0], v0 + up * times[before],
+                               atol=1e-8)
+    np.testing.assert_allclose(res.u[after, 0],
+                               down * (times[after] - top), atol=1e-8)
+    np.testing.assert_allclose(
+        res.q[after, 0], x_top + down * (times[after] - top)**2 / 2,
+        atol=1e-8)
+
+
+def test_block_at_rest_breaks_away_when_the_push_exceeds_the_limit():
+    """A block at rest on a slope it sticks to (mu = 0.6 > tan(0.5)),
+    pushed downhill by P = 10 t: it stays put, the friction holding
+    m g sin a + P, until that reaches mu m g cos a at t_b = 0.0925 s; then
+    it slides with m v' = P - (mu m g cos a - m g sin a), v = 10 (t -
+    t_b)**2 / (2 m)."""
+    alpha, mu, mass, rate = 0.5, 0.6, 2.0, 10.0
+    P = dynamicsymbols('P')
+    ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+    axis = np.cos(alpha) * ground.x - np.sin(alpha) * ground.y
+    slide = PrismaticJoint('s', ground, block, joint_axis=axis)
+    friction = JointFriction(slide, coefficient=mu)
+    system = System.from_newtonian(ground)
+    system.add_bodies(block)
+    system.add_joints(slide)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ground.y)
+    system.add_loads(Force(block.masscenter, P * axis))
+    system.form_eoms()
+    x, v = slide.coordinates[0], slide.speeds[0]
+    limit = mu * mass * G * np.cos(alpha)
+    t_b = (limit - mass * G * np.sin(alpha)) / rate
+    times = np.linspace(0, 0.3, 31)
+    res = simulate(system, (0, 0.3), {x: 0.0, v: 0.0}, {m: mass, g: G},
+                   joint_friction=[friction], t_eval=times,
+                   specified={P: lambda t: rate * t},
+                   outputs={'F': friction.symbols[0]}, **EXACT)
+    assert res.success
+    held, sliding = times < t_b, times > t_b
+    assert np.all(res.u[held, 0] == 0.0) and np.all(res.q[held, 0] == 0.0)
+    np.testing.assert_allclose(res.outputs['F'][held],
+                               mass * G * np.sin(alpha) + rate * times[held],
+                               rtol=1e-9)
+    np.testing.assert_allclose(res.u[sliding, 0],
+                               rate * (times[sliding] - t_b)**2 / (2 * mass),
+                               atol=1e-8)
+    np.testing.assert_allclose(res.outputs['F'][sliding], limit, rtol=1e-9)
+
+
+def test_pendulum_with_exact_bearing_friction_swings_down_and_sticks():
+    """A compound pendulum whose pin bearing has Coulomb friction (exact
+    sign) reverses at the end of each swing while gravity beats the
+    friction, and sticks for good at an angle where it cannot: there the
+    speed is exactly 0 and the bearing holds the gravity torque m g L
+    sin(theta), at most the limit mu R m g (the reaction at rest is m g).
+    Energy never increases."""
+    mu, radius = 0.6, 0.1
+    system, pin, (friction,) = compound_pendulum(
+        dict(coefficient=mu, radius=radius))
+    q, u = pin.coordinates[0], pin.speeds[0]
+    values = {m: 1.5, g: G, L: 0.8, I: 0.05}
+    times = np.linspace(0, 10, 201)
+    res = simulate(system, (0, 10), {q: np.pi / 2 + 1.2, u: 0.0}, values,
+                   joint_friction=[friction], t_eval=times,
+                   outputs={'T': friction.symbols[0]}, **EXACT)
+    assert res.success
+    energy = pendulum_energy(res, values)
+    assert np.all(np.diff(energy) <= 1e-9)
+    assert np.sum(np.diff(np.sign(res.u[:, 0])) != 0) >= 4   # it swings
+    rest = times > 8.0
+    assert np.all(res.u[rest, 0] == 0.0)
+    theta = res.q[rest, 0] - np.pi / 2
+    assert np.ptp(theta) == 0.0 and theta[0] != 0.0
+    mv, Lv = values[m], values[L]
+    np.testing.assert_allclose(np.abs(res.outputs['T'][rest]),
+                               mv * G * Lv * abs(np.sin(theta[0])),
+                               rtol=1e-9)
+    assert mv * G * Lv * abs(np.sin(theta[0])) <= mu * radius * mv * G
