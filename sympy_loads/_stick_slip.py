@@ -146,7 +146,8 @@ class StickSlip:
                 columns = np.array(columns).T          # (nu, len(held))
                 B = columns[k[held]]
                 try:
-                    h[held] = np.linalg.solve(B, -udot0[k[held]])
+                    # (+ 0.0: no -0.0 holding forces in the outputs)
+                    h[held] = np.linalg.solve(B, -udot0[k[held]]) + 0.0
                 except np.linalg.LinAlgError:
                     raise _simulation_error(
                         f'the friction of the sticking joints '
@@ -264,7 +265,9 @@ class StickSlip:
                                  events=self._events(), **options)
             for name in counts:
                 counts[name] += int(getattr(solution, name, 0))
-            phase_t, phase_y = solution.t, solution.y
+            phase_t = solution.t
+            phase_y = (solution.y if len(phase_t)
+                       else np.zeros((len(y), 0)))    # (0,) from SciPy
             if t_eval is None and times:
                 # the phase starts where the last one ended
                 phase_t, phase_y = phase_t[1:], phase_y[:, 1:]

@@ -142,6 +142,19 @@ class JointFriction(ActuatorBase):
     powers are :math:`-f \, s(v) \, v \le 0` and
     :math:`-T \, s(w) \, w \le 0`: friction never adds energy.
 
+    With the exact sign (``regularization`` 0, the default) a joint
+    sticks: ``simulate()`` integrates the motion in phases in which each
+    prismatic, pin or cylindrical joint speed either slips in one direction
+    or stays exactly zero, held by the friction force or torque :math:`h`
+    that keeps it so. A joint whose speed reaches zero sticks if
+    :math:`|h|` is within the friction limit and otherwise turns (the end
+    of a swing); a sticking joint breaks away when :math:`|h|` reaches the
+    limit, as in the stick-slip friction of Adams and Chrono. While it
+    sticks its symbol gives :math:`h` (signed: the child takes
+    :math:`-h \hat{a}`) rather than the limit. A ``regularization``
+    :math:`\varepsilon > 0` replaces sticking by creep at speeds of order
+    :math:`\varepsilon`; a spherical joint's friction is not switched.
+
     Since the reaction depends on :math:`f` and :math:`T`,
     ``simulate(..., joint_friction=[...])`` resolves the loop at every
     evaluation by relaxation starting from zero friction, as in the course

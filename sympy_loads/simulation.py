@@ -623,7 +623,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         until the change is below ``friction_tolerance`` (relative to
         :math:`\max(1, |f|)`), the
         relaxation of the course notes "Three-Dimensional Generalized
-        Forces" [Notes3D]_.
+        Forces" [Notes3D]_. Friction with the exact sign
+        (:class:`~sympy_loads.JointFriction` without ``regularization``,
+        except in a spherical joint) sticks and slips: a joint whose speed
+        reaches zero stays at rest while the friction limit holds it, and
+        its friction symbol then gives the holding force (without impacts
+        and forward in time; see the joint-friction tutorial).
     max_step : float, optional
         Largest integrator step.
     friction_tolerance, friction_max_iterations, friction_relaxation :

@@ -400,3 +400,51 @@ def test_pendulum_with_exact_bearing_friction_swings_down_and_sticks():
                                mv * G * Lv * abs(np.sin(theta[0])),
                                rtol=1e-9)
     assert mv * G * Lv * abs(np.sin(theta[0])) <= mu * radius * mv * G
+
+
+def test_cylindrical_joint_stops_turning_and_sliding_at_their_own_times():
+    """A rod on a horizontal cylindrical joint, spun at 5 rad/s and slid
+    at 0.4 m/s: the radial reaction m g gives the torque mu R m g and the
+    force mu m g, so it stops sliding at 0.4 / (mu g) = 0.136 s and turning
+    at 5 I / (mu R m g) = 0.170 s, both between two samples, and stays at
+    rest with no friction needed to hold it."""
+    mu, radius = 0.3, 0.05
+    ground = RigidBody('ground')
+    rod = RigidBody('rod', mass=m)
+    rod.central_inertia = inertia(rod.frame, I, I, I)
+    joint = CylindricalJoint('c', ground, rod, joint_axis=ground.x)
+    friction = JointFriction(joint, coefficient=mu, radius=radius)
+    system = System.from_newtonian(ground)
+    system.add_bodies(rod)
+    system.add_joints(joint)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ground.y)
+    system.form_eoms()
+    (angle, shift), (spin, slip) = joint.coordinates, joint.speeds
+    values = {m: 2.0, g: G, I: 0.01}
+    times = np.linspace(0, 0.5, 6)
+    res = simulate(system, (0, 0.5),
+                   {angle: 0.0, shift: 0.0, spin: 5.0, slip: 0.4}, values,
+                   joint_friction=[friction], t_eval=times,
+                   outputs={'F': friction.symbols[0],
+                            'T': friction.symbols[1]}, **EXACT)
+    assert res.success
+    torque_rate = mu * radius * values[m] * G / values[I]
+    force_rate = mu * G
+    stop_spin, stop_slip = 5.0 / torque_rate, 0.4 / force_rate
+    assert 0.1 < stop_slip < stop_spin < 0.2
+    spins, slips = list(joint.speeds).index(spin), list(joint.speeds).index(
+        slip)
+    np.testing.assert_allclose(res.u[:2, spins], 5.0 - torque_rate * times[:2],
+                               atol=1e-8)
+    np.testing.assert_allclose(res.u[:2, slips], 0.4 - force_rate * times[:2],
+                               atol=1e-8)
+    assert np.all(res.u[2:] == 0.0)
+    np.testing.assert_allclose(res.q[-1, list(joint.coordinates).index(
+        angle)], 5.0 * stop_spin / 2, atol=1e-8)
+    np.testing.assert_allclose(res.q[-1, list(joint.coordinates).index(
+        shift)], 0.4 * stop_slip / 2, atol=1e-8)
+    np.testing.assert_allclose(res.outputs['F'][:2], mu * values[m] * G,
+                               rtol=1e-9)
+    assert np.all(res.outputs['F'][2:] == 0.0)
+    assert np.all(res.outputs['T'][2:] == 0.0)
