@@ -456,7 +456,8 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
         If ``joint`` or ``model`` has the wrong type.
     ValueError
         If the joint is not part of ``model`` (its coordinates are not the
-        model's); if the joint closes a kinematic loop of ``model.joints`` or the
+        model's); if the joint closes a kinematic loop of
+        ``model.joints`` or the
         model has dependent speeds, and ``child_bodies`` is not given; or if
         a load cannot be assigned to a side.
 

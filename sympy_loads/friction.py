@@ -224,7 +224,8 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
     s = _speed(slip_velocity)
     c_v = params[-1]
     # the law has only even powers of s for exponent 2: sqrt(s2)**2 is s2
-    level, _ = _magnitude(sm.sqrt(s2) if _equals(params[4], 2) else s, *params)
+    level, _ = _magnitude(sm.sqrt(s2) if _equals(params[4], 2) else s,
+                          *params)
     if sign_method == 'algebraic' and not eps.is_zero:
         direction_factor = 1 / sm.sqrt(s2 + eps**2)
     else:
