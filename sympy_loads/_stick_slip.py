@@ -42,6 +42,8 @@ __all__ = []
 
 #: A joint speed standing in for an exact zero: only its sign matters.
 TINY = 1e-300
+# relative (absolute below 1) rounding margin of the friction limit
+HOLD_MARGIN = 1e-12
 # rates below this are taken as the stand-in speeds' contribution
 TINY_EFFECT = 1e-250
 
@@ -49,6 +51,14 @@ TINY_EFFECT = 1e-250
 # span) that are taken as an accumulation of stick-slip events
 MAX_TRANSITIONS_AT_ONCE = 50
 TRANSITION_WINDOW = 1e-12
+
+
+def _margin(limit):
+    """The largest holding force a friction ``limit`` takes: the limit
+    and a rounding margin, so that a joint with no friction and no load
+    (``h = limit = 0``) stays at rest instead of meeting its breakaway
+    event at once."""
+    return limit + HOLD_MARGIN * np.maximum(1.0, limit)
 
 
 def _simulation_error(message, **details):
@@ -191,10 +201,9 @@ class StickSlip:
         direction = self.direction.copy()
         while stuck.any():
             _, _, _, h, limit = self.evaluate(t, q, u, stuck, direction)
-            excess = np.where(stuck, np.abs(h) - limit, -np.inf)
+            excess = np.where(stuck, np.abs(h) - _margin(limit), -np.inf)
             worst = int(np.argmax(excess))
-            # a holding force within rounding of the limit still holds
-            if excess[worst] <= 1e-12 * max(1.0, limit[worst]):
+            if excess[worst] <= 0.0:
                 break
             stuck[worst] = False
             direction[worst] = np.sign(h[worst])
@@ -209,7 +218,7 @@ class StickSlip:
                     q, u = p.full_state(t, y)
                     _, _, _, h, limit = self.evaluate(t, q, u, self.stuck,
                                                       self.direction)
-                    return limit[j] - abs(h[j])
+                    return _margin(limit[j]) - abs(h[j])
             else:
                 def event(t, y, j=j):
                     index = self.state_index[j]

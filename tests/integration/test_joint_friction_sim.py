@@ -448,3 +448,41 @@ def test_cylindrical_joint_stops_turning_and_sliding_at_their_own_times():
                                rtol=1e-9)
     assert np.all(res.outputs['F'][2:] == 0.0)
     assert np.all(res.outputs['T'][2:] == 0.0)
+
+
+def test_coulomb_damped_oscillator_rests_where_friction_holds_the_spring():
+    """A block on a horizontal slide tied to a spring (k = 4 m, omega = 2)
+    with Coulomb friction mu m g: each half swing is simple harmonic about
+    -+mu m g / k, the amplitude falling by 2 mu m g / k, until a turning
+    point where the spring force is within the friction limit; there it
+    stays. With mu = 0 it is the undamped x = sin(2 t) / 2 (a joint without
+    friction and load is not held back by the stick-slip switching)."""
+    k = sm.Symbol('k', positive=True)
+    ground, block = RigidBody('ground'), RigidBody('block', mass=m)
+    slide = PrismaticJoint('s', ground, block, joint_axis=ground.x)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    times = np.linspace(0, 5, 11)
+    for mu in (0.0, 0.05):
+        friction = JointFriction(slide, coefficient=mu)
+        system = System.from_newtonian(ground)
+        system.add_bodies(block)
+        system.add_joints(slide)
+        system.add_actuators(friction)
+        system.apply_uniform_gravity(-g * ground.y)
+        system.add_loads(Force(block.masscenter, -k * x * ground.x))
+        system.form_eoms()
+        res = simulate(system, (0, 5), {x: 0.0, v: 1.0},
+                       {m: 1.0, g: G, k: 4.0}, joint_friction=[friction],
+                       t_eval=times, **EXACT)
+        assert res.success
+        if mu == 0.0:
+            np.testing.assert_allclose(res.q[:, 0], np.sin(2 * times) / 2,
+                                       atol=1e-8)
+            continue
+        delta = mu * G / 4.0
+        centre, turn = -delta, -delta + np.hypot(delta, 0.5)
+        while abs(turn) > delta:
+            centre = np.copysign(delta, turn)
+            turn = 2 * centre - turn
+        assert np.all(res.u[-3:, 0] == 0.0)
+        np.testing.assert_allclose(res.q[-3:, 0], turn, atol=1e-8)
