@@ -53,6 +53,8 @@ class Problem:
         # the stick-slip modes of exact-sign joint friction, if any
         # (:class:`._stick_slip.StickSlip` attaches itself here)
         self.stick_slip = None
+        # what a stalled integration most likely meets (see watched())
+        self.stall_hint = None
         self.n_friction = len(nm.friction)
         self.friction_values = np.zeros(self.n_friction)
         (self.friction_tolerance, self.friction_max_iterations,
@@ -404,7 +406,9 @@ class Problem:
         """``fun`` for an implicit method, stopped when the method stops
         advancing: near a singular configuration the dependent speeds grow
         without bound and Radau or BDF creep towards it with ever smaller
-        steps (DOP853 overshoots and stops at once)."""
+        steps (DOP853 overshoots and stops at once). Also for any method
+        when exact-sign joint friction may chatter where a joint sticks
+        (:attr:`stall_hint` then explains)."""
         window = self.STUCK_WINDOW * abs(self.t_span[1] - self.t_span[0])
         direction = 1.0 if self.t_span[1] >= self.t_span[0] else -1.0
         state = {'count': 0, 'mark': -math.inf, 'front': -math.inf}
@@ -419,9 +423,9 @@ class Problem:
                         f'the integrator stopped advancing at t = '
                         f'{float(t):.10g} ({self.STUCK_EVALUATIONS} '
                         f'evaluations within {window:.3g} s; '
-                        f'{format_state(self.state_symbols, y)}): a '
-                        f'singular configuration or a discontinuity in '
-                        f'the loads?', time=t)
+                        f'{format_state(self.state_symbols, y)}): '
+                        + (self.stall_hint or 'a singular configuration '
+                           'or a discontinuity in the loads?'), time=t)
                 state['count'], state['mark'] = 0, state['front']
             return fun(t, y)
         return watched_fun

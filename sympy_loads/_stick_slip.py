@@ -332,3 +332,31 @@ def is_forward(t_span):
     """Stick-slip phases are integrated forward in time only."""
     return float(t_span[1]) > float(t_span[0]) and all(
         math.isfinite(float(x)) for x in t_span)
+
+
+def watch_unswitched(problem, friction_items, stick_slip):
+    """Whether exact-sign friction among ``friction_items`` is left to
+    chatter where its joint sticks (a spherical joint, a run with impacts
+    or backward in time, friction other than :class:`JointFriction`); if
+    so, ``problem.stall_hint`` says what to do when the integration stalls
+    there (:meth:`~sympy_loads._problem.Problem.watched`)."""
+    switched = set()
+    if stick_slip is not None:
+        switched = {problem.nm.friction[slot] for slot in stick_slip.slots}
+    names = []
+    for item in friction_items:
+        regularization = getattr(item, 'regularization', None)
+        exact = (regularization is not None
+                 and getattr(regularization, 'is_zero', False) is True)
+        if exact:
+            names += [s.name for s in item.symbols if s not in switched]
+    if not names:
+        return False
+    problem.stall_hint = (
+        f'the joint friction {", ".join(names)} with the exact sign chatters '
+        f'where its joint comes to rest and sticks; simulate() switches to '
+        f'sticking only for prismatic, pin and cylindrical joints, without '
+        f'impacts and forward in time. Give the JointFriction a '
+        f'regularization (the joint then creeps at speeds of that order), '
+        f'or end the simulation before this time.')
+    return True

@@ -74,7 +74,7 @@ from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
 from ._impacts import ImpactEngine, impact_outputs, run
 from ._integrators import integrate
 from ._problem import Problem, evaluate_outputs
-from ._stick_slip import StickSlip, is_forward
+from ._stick_slip import StickSlip, is_forward, watch_unswitched
 
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
@@ -817,7 +817,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     problem.tolerant = method in IMPLICIT_METHODS
     problem.t_span = (t0, t1)
     fun = problem.fast_rhs()
-    if problem.tolerant:
+    if problem.tolerant or watch_unswitched(problem, friction_items,
+                                            stick_slip):
         fun = problem.watched(fun)
     options = dict(method=method, t_eval=t_eval, rtol=rtol, atol=atol,
                    max_step=max_step, jac=problem.jacobian(fun) if method

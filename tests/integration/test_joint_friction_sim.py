@@ -486,3 +486,37 @@ def test_coulomb_damped_oscillator_rests_where_friction_holds_the_spring():
             turn = 2 * centre - turn
         assert np.all(res.u[-3:, 0] == 0.0)
         np.testing.assert_allclose(res.q[-3:, 0], turn, atol=1e-8)
+
+
+def test_spherical_joint_sticking_with_the_exact_sign_stops_with_advice():
+    """A ball joint with exact-sign friction is not switched to sticking
+    (its holding torque is a vector): where the pendulum comes to rest the
+    sign chatters. simulate() stops there promptly with a SimulationError
+    that names the friction, says the joint sticks and how to get the
+    motion (a regularization), instead of taking 1e-11 s steps for ever.
+    The pendulum released from 0.36 rad swings through the bottom first
+    (its speeds are large there) and comes to rest before 2 s."""
+    from sympy_loads import SimulationError
+    ceiling = RigidBody('ceiling')
+    bob = RigidBody('bob', mass=m)
+    bob.central_inertia = inertia(bob.frame, I, I, I)
+    ball = SphericalJoint('ball', ceiling, bob, child_point=L * bob.frame.z)
+    friction = JointFriction(ball, coefficient=0.6, radius=0.1)
+    system = System.from_newtonian(ceiling)
+    system.add_bodies(bob)
+    system.add_joints(ball)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-g * ceiling.z)
+    system.form_eoms()
+    values = {m: 1.0, g: G, L: 0.6, I: 0.01}
+    start = {**dict(zip(ball.coordinates, [0.3, 0.2, 0.0])),
+             **dict(zip(ball.speeds, [0.0, 0.0, 0.0]))}
+    with pytest.raises(SimulationError, match=(
+            r'T_ball_friction with the exact sign chatters where its joint '
+            r'comes to rest and sticks.*regularization')) as error:
+        simulate(system, (0, 2), start, values, joint_friction=[friction])
+    assert 0.5 < error.value.time < 2.0
+    # up to then the motion is that of the same run stopped before it
+    res = simulate(system, (0, 0.4), start, values,
+                   joint_friction=[friction], t_eval=[0.4])
+    assert np.max(np.abs(res.u[-1])) > 0.5
