@@ -520,3 +520,31 @@ def test_spherical_joint_sticking_with_the_exact_sign_stops_with_advice():
     res = simulate(system, (0, 0.4), start, values,
                    joint_friction=[friction], t_eval=[0.4])
     assert np.max(np.abs(res.u[-1])) > 0.5
+
+
+def test_sticking_after_an_impact_stops_with_advice():
+    """Runs with impacts are not switched to sticking: a block sliding
+    down a slope it sticks to (mu = 0.6 > tan(0.5)) that rebounds from a
+    stop 0.3 m down (e = 0.5) stops moving a little after the rebound;
+    simulate() stops there promptly with the advice, instead of
+    chattering for ever. Before the stop: deceleration g (mu cos a -
+    sin a) from 1 m/s reaches the stop at 0.3 m at t = 0.332 s."""
+    from sympy_loads import Impact, SimulationError
+    alpha, mu = 0.5, 0.6
+    system, slide, friction = incline(alpha, mu)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    ground = slide.parent
+    axis = np.cos(alpha) * ground.x - np.sin(alpha) * ground.y
+    stop = ground.masscenter.locatenew('stop', 0.3 * axis)
+    impact = Impact(slide.child.masscenter, stop, -axis, ground.frame,
+                    restitution=0.5)
+    dec = G * (mu * np.cos(alpha) - np.sin(alpha))
+    hit = (1.0 - np.sqrt(1.0 - 2 * dec * 0.3)) / dec
+    rebound = 0.5 * (1.0 - dec * hit)
+    # back up the slope the block decelerates at g (mu cos a + sin a)
+    rest = hit + rebound / (G * (mu * np.cos(alpha) + np.sin(alpha)))
+    with pytest.raises(SimulationError, match='F_s_friction with the exact '
+                       'sign chatters.*regularization') as error:
+        simulate(system, (0, 2), {x: 0.0, v: 1.0}, {m: 1.0, g: G},
+                 joint_friction=[friction], impacts=[impact])
+    np.testing.assert_allclose(error.value.time, rest, atol=1e-4)
