@@ -284,7 +284,8 @@ class StickSlip:
                 done_eval += len(phase_t)
             times.append(phase_t)
             states.append(phase_y)
-            if solution.status != 1:
+            status, message = solution.status, solution.message
+            if status != 1:
                 break
             fired = [i for i, te in enumerate(solution.t_events) if len(te)]
             j = fired[0]
@@ -320,12 +321,22 @@ class StickSlip:
                     f'(JointFriction(..., regularization=...)) follows such '
                     f'a motion.', time=t_new)
             t = t_new
+            if t >= t1:
+                # an event at the end: its state (with the speed set to
+                # zero) is the last sample
+                if t_eval is None:
+                    times.append(np.array([t]))
+                    states.append(y[:, None])
+                status = 0
+                message = ('The solver successfully reached the end of the '
+                           'integration interval.')
+                break
         t_all = np.concatenate(times) if times else np.zeros(0)
         y_all = (np.concatenate(states, axis=1) if states
                  else np.zeros((len(y0), 0)))
         return types.SimpleNamespace(
-            t=t_all, y=y_all, success=solution.status >= 0,
-            status=int(solution.status), message=solution.message, **counts)
+            t=t_all, y=y_all, success=status >= 0, status=int(status),
+            message=message, **counts)
 
 
 def is_forward(t_span):
