@@ -390,7 +390,7 @@ class SpringDamperActuator(ForceActuator):
         for name in ('stiffness', 'damping', 'free_length', 'friction',
                      'actuation', 'regularization'):
             value = getattr(self, name)
-            if value != 0:
+            if value.is_zero is not True:        # defaults: 0 and 0.0
                 parts.append(f'{name}={value}')
         if self.sign_method != 'tanh':
             parts.append(f'sign_method={self.sign_method!r}')
@@ -696,7 +696,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
         for name in ('stiffness', 'damping', 'free_angle', 'friction',
                      'actuation', 'regularization'):
             value = getattr(self, name)
-            if value != 0:
+            if value.is_zero is not True:        # defaults: 0 and 0.0
                 parts.append(f'{name}={value}')
         if self.sign_method != 'tanh':
             parts.append(f'sign_method={self.sign_method!r}')

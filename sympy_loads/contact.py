@@ -570,7 +570,7 @@ class HuntCrossleyContact(ActuatorBase):
         ``normal_force``, finite at zero slip."""
         mu = self.friction_coefficient
         # (Vector == 0 compares after simplification: slow, avoided here)
-        if mu == 0 or not self._slip_velocity.args:
+        if mu.is_zero or not self._slip_velocity.args:    # 0 or 0.0
             return Vector(0)
         vt = self._slip_velocity
         s = _speed(vt, self.frame)

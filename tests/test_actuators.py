@@ -246,6 +246,10 @@ class TestSpringDamperActuator:
             sign_method='atan')) == (
             "SpringDamperActuator(LinearPathway(O, P), stiffness=k, "
             "friction=f_F, regularization=epsilon, sign_method='atan')")
+        # defaults given as floats are defaults too (Float(0.0) != 0)
+        assert repr(SpringDamperActuator(
+            pathway, stiffness=2, damping=0.0, friction=0.0)) == \
+            'SpringDamperActuator(LinearPathway(O, P), stiffness=2)'
 
     @pytest.mark.parametrize('name', ['stiffness', 'damping', 'free_length',
                                       'friction', 'regularization'])
