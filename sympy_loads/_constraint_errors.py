@@ -11,6 +11,7 @@ take the solver as their first argument and only read it.
 
 import numpy as np
 
+from ._errors import ConstraintSolverError
 from ._numeric import (CONVERGED as _CONVERGED,
                        MAX_ITERATIONS as _MAX_ITERATIONS,
                        NONFINITE as _NONFINITE, SINGULAR,
@@ -20,10 +21,7 @@ __all__ = []
 
 
 def constraint_error(message, **details):
-    """A :class:`~sympy_loads.constraints.ConstraintSolverError`, imported
-    when an error is raised: the public module defines it and imports this
-    one."""
-    from .constraints import ConstraintSolverError
+    """A :class:`~sympy_loads.ConstraintSolverError`."""
     return ConstraintSolverError(message, **details)
 
 

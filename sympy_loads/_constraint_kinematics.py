@@ -21,6 +21,7 @@ import numpy as np
 
 from ._constraint_errors import (constraint_error, raise_position_failure,
                                  raise_singular)
+from ._errors import ConstraintSolverError
 from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
                        SINGULAR as _SINGULAR,
                        SINGULAR_RATIO as _SINGULAR_RATIO)
@@ -477,8 +478,6 @@ class ConstraintKinematics:
         .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint
            Kinematics", pages 2-12.
         """
-        # the public module defines the error class and imports this one
-        from .constraints import ConstraintSolverError
         if self._ind_index:
             raise ValueError(
                 f'solve_trajectory needs a fully driven mechanism (every '

@@ -29,6 +29,7 @@ import weakref
 
 import numpy as np
 
+from ._errors import SimulationError
 from ._integrators import _EPS, integrate
 from ._model import OUTPUT_CACHE_SIZE
 from ._problem import format_state
@@ -42,11 +43,6 @@ MAX_IMPACTS = 100_000
 MAX_SEQUENTIAL = 100
 # records of impacts resolved in compiled code per return to Python
 KERNEL_RECORDS = 64
-
-
-def _simulation_error(message, **details):
-    from .simulation import SimulationError
-    return SimulationError(message, **details)
 
 
 # numeric model -> {tuple of impacts: output specification}
@@ -298,7 +294,7 @@ class ImpactEngine:
             reduced = basis.T @ mass @ basis
             Z = np.linalg.solve(reduced, basis.T @ impulse.T)
         except np.linalg.LinAlgError:
-            raise _simulation_error(
+            raise SimulationError(
                 f'the impact {name!r} at t = {t:.10g} cannot be resolved: '
                 f'the mass matrix or the velocity constraints are singular '
                 f'there ({format_state(nm.q, q)}).',
@@ -308,7 +304,7 @@ class ImpactEngine:
             scale = float(np.linalg.norm(basis.T @ law[0])
                           * np.linalg.norm(Z))
             if not D[0, 0] > 1e-12 * scale or not math.isfinite(D[0, 0]):
-                raise _simulation_error(
+                raise SimulationError(
                     f'the impact {name!r} at t = {t:.10g} cannot change '
                     f'the normal speed: the contact point cannot move along '
                     f'the normal ({format_state(nm.q, q)}; it is held by '
@@ -386,7 +382,7 @@ class ImpactEngine:
                 struck[i] = (-vn[i], float(after[i]))
             u = u_new
         else:
-            raise _simulation_error(
+            raise SimulationError(
                 f'the simultaneous impacts at t = {t:.10g} did not resolve '
                 f'after {MAX_SEQUENTIAL * k} impulses applied one after '
                 f'another ({format_state(self.problem.nm.q, q)}).',
@@ -429,7 +425,7 @@ class ImpactEngine:
         outside [0, 1] at its impact."""
         if not 0.0 <= e <= 1.0:
             impact = self.impacts[i]
-            error = _simulation_error(
+            error = SimulationError(
                 f'impacts[{i}] ({impact.name}): its restitution '
                 f'{impact.restitution} is {e:.6g} at the impact at t = '
                 f'{t:.10g}, outside [0, 1] '
@@ -481,7 +477,7 @@ class ImpactEngine:
 
     def _accumulated(self, t, q, u, i, reason):
         impact = self.impacts[i]
-        error = _simulation_error(
+        error = SimulationError(
             f'the impacts accumulate at t = {t:.10g}: {impact.name!r} '
             f'(impacts[{i}]) has struck {int(self.count[i])} '
             f'time{"s" if self.count[i] != 1 else ""} '

@@ -18,6 +18,7 @@ import time
 import numpy as np
 
 from ._checks import ConstantInput
+from ._errors import ConstraintSolverError, SimulationError
 from ._numeric import numpy_kernels
 
 __all__ = []
@@ -25,11 +26,6 @@ __all__ = []
 # the kinds of run (joint friction, compiled stepping, impacts) whose
 # kernels Problem.warm_up() has loaded in this process
 _WARM = set()
-
-
-def _simulation_error(message, **details):
-    from .simulation import SimulationError
-    return SimulationError(message, **details)
 
 
 def format_state(symbols, values):
@@ -222,18 +218,17 @@ class Problem:
     def solve_positions(self, t, q):
         if not self.nm.has_config_constraints:
             return q
-        from .constraints import ConstraintSolverError
         try:
             solved = np.asarray(self.solver.solve_positions(q, t),
                                 dtype=float)
         except ConstraintSolverError as error:
-            raise _simulation_error(
+            raise SimulationError(
                 f'the holonomic constraints could not be solved at t = '
                 f'{float(t):.10g} ({format_state(self.nm.q, q)}): {error}',
                 time=t, q=q) from error
         if self.branch and self._branch_sign(t, solved) != self.branch:
             dependent = [self.nm.q[i] for i in self.nm.q_dep_idx]
-            raise _simulation_error(
+            raise SimulationError(
                 f'the mechanism reached a singular (toggle) configuration '
                 f'near t = {float(t):.10g}: the dependent coordinates '
                 f'{[s.name for s in dependent]} only solve the constraints '
@@ -254,7 +249,7 @@ class Problem:
                 vel, np.asarray(u, dtype=float), self.nu,
                 len(nm.u_dep_idx), nm.u_ind_idx, nm.u_dep_idx)
         except np.linalg.LinAlgError:
-            raise _simulation_error(
+            raise SimulationError(
                 f'the velocity constraints are singular in the dependent '
                 f'speeds at t = {float(t):.10g} '
                 f'({format_state(nm.q, q)}); choose other independent '
@@ -265,7 +260,7 @@ class Problem:
         integrator's state or a specified input is not finite."""
         nm = self.nm
         if not np.all(np.isfinite(y)):
-            raise _simulation_error(
+            raise SimulationError(
                 f'the integrator produced a state that is not finite at t '
                 f'= {float(t):.10g}: {format_state(self.state_symbols, y)}.',
                 time=t)
@@ -273,7 +268,7 @@ class Problem:
         bad = [s for s, v in zip(nm.specified, values)
                if not math.isfinite(float(v))]
         if bad:
-            raise _simulation_error(
+            raise SimulationError(
                 f'the specified input {bad[0]} is not finite at t = '
                 f'{float(t):.10g}: it returned {values[nm.specified.index(bad[0])]!r} '
                 f'({format_state(self.state_symbols, y)}).',
@@ -313,7 +308,7 @@ class Problem:
                    else None)
         if not (np.all(np.isfinite(e)) and (
                 vel is None or np.all(np.isfinite(vel)))):
-            raise _simulation_error(
+            raise SimulationError(
                 f'the equations of motion are not finite at t = '
                 f'{float(t):.10g} ({format_state(nm.q, q)}; '
                 f'{format_state(nm.u, u)}): {self._nonfinite_parts(e, vel)} '
@@ -328,7 +323,7 @@ class Problem:
             qdot = udot = None
         if qdot is None or not (np.isfinite(qdot).all()
                                 and np.isfinite(udot).all()):
-            raise _simulation_error(
+            raise SimulationError(
                 f'the mass matrix is singular at t = {float(t):.10g} '
                 f'({format_state(nm.q, q)}; {format_state(nm.u, u)}).',
                 time=t, q=q, u=u)
@@ -374,7 +369,7 @@ class Problem:
                                                        np.max(np.abs(f))):
                 self.friction_values = f
                 return qdot, udot, f
-        raise _simulation_error(
+        raise SimulationError(
             f'the joint-friction iteration did not converge at t = '
             f'{float(t):.10g} after {self.friction_max_iterations} '
             f'iterations (last change {change:.3g} > friction_tolerance = '
@@ -386,7 +381,6 @@ class Problem:
         try:
             return self._diagnosed_rhs(t, y)
         except Exception as error:
-            from .simulation import SimulationError
             if not (self.tolerant and isinstance(error, SimulationError)):
                 raise
             # an implicit method's stage or Jacobian evaluation: NaN makes
@@ -419,7 +413,7 @@ class Problem:
             if state['count'] == self.STUCK_EVALUATIONS:
                 if state['front'] - state['mark'] <= window:
                     self._diagnosed_rhs(t, y)     # raises if it can
-                    raise _simulation_error(
+                    raise SimulationError(
                         f'the integrator stopped advancing at t = '
                         f'{float(t):.10g} ({self.STUCK_EVALUATIONS} '
                         f'evaluations within {window:.3g} s; '
@@ -450,7 +444,7 @@ class Problem:
         else:
             ydot = np.concatenate([qdot, udot])
         if not np.all(np.isfinite(ydot)):
-            raise _simulation_error(
+            raise SimulationError(
                 f'the right-hand side is not finite at t = {float(t):.10g} '
                 f'({format_state(self.nm.q, q)}; '
                 f'{format_state(self.nm.u, u)}).', time=t, q=q, u=u)
@@ -490,7 +484,7 @@ class Problem:
                         J[:, j] = column
                         break
                 else:
-                    raise self.deferred or _simulation_error(
+                    raise self.deferred or SimulationError(
                         f'the Jacobian of the right-hand side is not finite '
                         f'at t = {float(t):.10g} '
                         f'({format_state(self.state_symbols, y)}).', time=t)

@@ -38,6 +38,8 @@ import types
 import numpy as np
 from scipy.integrate import solve_ivp
 
+from ._errors import SimulationError
+
 __all__ = []
 
 #: A joint speed standing in for an exact zero: only its sign matters.
@@ -59,11 +61,6 @@ def _margin(limit):
     (``h = limit = 0``) stays at rest instead of meeting its breakaway
     event at once."""
     return limit + HOLD_MARGIN * np.maximum(1.0, limit)
-
-
-def _simulation_error(message, **details):
-    from .simulation import SimulationError
-    return SimulationError(message, **details)
 
 
 class StickSlip:
@@ -159,7 +156,7 @@ class StickSlip:
                     # (+ 0.0: no -0.0 holding forces in the outputs)
                     h[held] = np.linalg.solve(B, -udot0[k[held]]) + 0.0
                 except np.linalg.LinAlgError:
-                    raise _simulation_error(
+                    raise SimulationError(
                         f'the friction of the sticking joints '
                         f'{[self.names[i] for i in held]} cannot hold them '
                         f'at t = {float(t):.10g}: it does not act on their '
@@ -182,7 +179,7 @@ class StickSlip:
                     qdot[np.abs(qdot) < TINY_EFFECT] = 0.0
                     udot[np.abs(udot) < TINY_EFFECT] = 0.0
                 return qdot, udot, f, h, f[self.slots]
-        raise _simulation_error(
+        raise SimulationError(
             f'the joint-friction iteration did not converge at t = '
             f'{float(t):.10g} after {p.friction_max_iterations} iterations '
             f'(last change {change:.3g} > friction_tolerance = '
@@ -313,7 +310,7 @@ class StickSlip:
             window = TRANSITION_WINDOW * max(abs(t1 - t0), 1.0)
             recent = [s for s in recent if t_new - s <= window] + [t_new]
             if len(recent) > MAX_TRANSITIONS_AT_ONCE:
-                raise _simulation_error(
+                raise SimulationError(
                     f'stick-slip transitions of the joint friction '
                     f'{self.names[j]} accumulate at t = {t_new:.10g} '
                     f'({len(recent)} within {window:.3g} s): the joint '

@@ -41,6 +41,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
 
 from ._constraint_kinematics import ConstraintKinematics
+from ._errors import ConstraintSolverError
 from ._numeric import resolve_backend
 from ._numeric.codegen import symengine_available, to_symengine
 from ._numeric.constraint_engine import ConstraintEngine
@@ -83,67 +84,6 @@ def _derivatives_in(phi, q, u, t):
             value -= (velocity.diff(q[j]) + 2 * row[j].diff(t)) * u[j]
         gamma.append(value)
     return jac, phi_t, gamma
-
-
-class ConstraintSolverError(ValueError):
-    """A holonomic constraint solve failed.
-
-    Raised when the Newton-Raphson iteration does not converge, when the
-    Jacobian with respect to the dependent coordinates is singular (a toggle
-    or locked configuration, or one with no physically realizable solution
-    [Autodesk]_), and for inputs that are not finite or have the wrong shape.
-    It subclasses ``ValueError`` (like ``numpy.linalg.LinAlgError``).
-
-    Attributes
-    ==========
-
-    residual : float or None
-        Largest absolute constraint residual reached.
-    iterations : int or None
-        Newton iterations taken.
-    constraints : tuple of int
-        Indices of the constraints involved (largest residuals, or those
-        spanning the singular direction).
-    coordinates : tuple
-        The coordinates involved (the dependent coordinates that lose rank,
-        or all dependent coordinates).
-    rows : tuple of int
-        For a batch, the rows that failed (empty for a single solve).
-    solution : numpy.ndarray or None
-        For a failed batch of
-        :meth:`HolonomicConstraintSolver.solve_positions`, the result of
-        every row, with NaN in the dependent entries of the failed rows
-        (the converged rows are not lost); else None.
-    status : numpy.ndarray or None
-        For that batch, the status of every row (see
-        :attr:`HolonomicConstraintSolver.STATUS`); else None.
-
-    Examples
-    ========
-
-    >>> from sympy_loads import ConstraintSolverError
-    >>> err = ConstraintSolverError('no convergence', residual=0.5)
-    >>> err.residual, isinstance(err, ValueError)
-    (0.5, True)
-
-    References
-    ==========
-
-    .. [Autodesk] Autodesk, "Dynamic Simulation: Constraint Kinematics",
-       page 7 (singular Jacobian errors).
-    """
-
-    def __init__(self, message, *, residual=None, iterations=None,
-                 constraints=(), coordinates=(), rows=(), solution=None,
-                 status=None):
-        super().__init__(message)
-        self.residual = residual
-        self.iterations = iterations
-        self.constraints = tuple(constraints)
-        self.coordinates = tuple(coordinates)
-        self.rows = tuple(int(i) for i in rows)
-        self.solution = solution
-        self.status = status
 
 
 class ConstraintAnalysis:

@@ -63,6 +63,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
+from ._errors import SimulationError
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
@@ -79,82 +80,6 @@ from ._stick_slip import StickSlip, is_forward, watch_unswitched
 __all__ = ['simulate', 'SimulationResult', 'SimulationError']
 
 _TIME = dynamicsymbols._t
-
-
-class SimulationError(RuntimeError):
-    r"""A failure while integrating the equations of motion.
-
-    Raised by :func:`simulate` when the right-hand side cannot be evaluated:
-    the holonomic constraints cannot be solved (the mechanism cannot be
-    assembled, e.g. it reached a singular configuration), the mass matrix is
-    singular, or the joint-friction iteration does not converge. The message
-    names the time and the state; they are also available as attributes.
-
-    Examples
-    ========
-
-    A point on a circle of radius 1 pushed along ``x`` by a constant force,
-    with ``x`` independent and ``y`` dependent: the parametrization fails
-    where the circle is tangent to ``y`` (:math:`x = 1`, the Jacobian
-    :math:`\partial f/\partial y = 2 y` vanishes) and the simulation stops
-    there with the time and state:
-
-    >>> import sympy as sm
-    >>> import sympy.physics.mechanics as me
-    >>> from sympy_loads import simulate, SimulationError
-    >>> x, y, ux, uy = me.dynamicsymbols('x y u_x u_y')
-    >>> N = me.ReferenceFrame('N')
-    >>> O = me.Point('O'); O.set_vel(N, 0)
-    >>> P = O.locatenew('P', x*N.x + y*N.y)
-    >>> P.set_vel(N, ux*N.x + uy*N.y)
-    >>> kane = me.KanesMethod(
-    ...     N, [x], [ux], kd_eqs=[x.diff() - ux, y.diff() - uy],
-    ...     q_dependent=[y], u_dependent=[uy],
-    ...     configuration_constraints=[x**2 + y**2 - 1],
-    ...     velocity_constraints=[x*ux + y*uy])
-    >>> _ = kane.kanes_equations([me.Particle('p', P, 1)], [(P, N.x)])
-    >>> try:
-    ...     simulate(kane, (0, 5), {x: 0.0, y: 0.9, ux: 0.5}, {})
-    ... except SimulationError as error:
-    ...     failure = error
-    >>> bool(0 < failure.time < 5), isinstance(failure, RuntimeError)
-    (True, True)
-    >>> 'toggle configuration' in str(failure)
-    True
-    >>> print(round(float(failure.q[0]), 6))      # x reached the radius
-    1.0
-
-    Attributes
-    ==========
-
-    time : float
-        Time at which the failure happened.
-    q, u : ndarray
-        Coordinates and speeds (in ``model.q``/``model.u`` order; dependent
-        entries are the last guess) at that time.
-    result : SimulationResult or None
-        The simulation up to ``time`` where it is kept: when impacts
-        accumulate (see :class:`~sympy_loads.Impact`).
-
-    References
-    ==========
-
-    .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
-       Kinematics" (course module), page 7: a singular constraint Jacobian
-       (toggle or locked configuration) stops the position solve.
-    .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
-       partitioning for dimension reduction in analysis of constrained
-       dynamic systems", J. Mech. Des. 104(1):247-255, 1982: the
-       independent coordinates must keep the dependent-coordinate
-       Jacobian regular.
-    """
-
-    def __init__(self, message, *, time=None, q=None, u=None, result=None):
-        super().__init__(message)
-        self.time = time
-        self.q = q
-        self.u = u
-        self.result = result
 
 
 @dataclass(frozen=True, repr=False)
