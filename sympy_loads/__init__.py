@@ -27,7 +27,8 @@ from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
 from .impacts import Impact, ImpactRecord
-from .simulation import SimulationError, SimulationResult, simulate
+from .simulation import (Simulation, SimulationError, SimulationResult,
+                         simulate)
 from .parameter_study import results_table, simulate_many
 from .animation import animate, point_positions, save_gif
 
@@ -60,7 +61,7 @@ __all__ = [
     # impacts
     'Impact', 'ImpactRecord',
     # simulation
-    'simulate', 'SimulationResult', 'SimulationError',
+    'simulate', 'Simulation', 'SimulationResult', 'SimulationError',
     # parameter_study
     'simulate_many', 'results_table',
     # animation

@@ -74,7 +74,7 @@ from sympy.core.function import AppliedUndef
 
 from ._numeric import resolve_backend
 from .constraints import ConstraintSolverError
-from .simulation import (SimulationError, SimulationResult,
+from .simulation import (Simulation, SimulationError, SimulationResult,
                          _check_t_eval, _check_t_span, _kanes_method_of,
                          simulate)
 from . import simulation as _simulation
@@ -87,6 +87,20 @@ __all__ = ['simulate_many', 'results_table']
 
 # ---------------------------------------------------------------------------
 # Checking the arguments
+
+def _unprepared(simulation, options):
+    """The model of a :class:`~sympy_loads.Simulation` and ``options`` with
+    its construction options added (each given once: TypeError for one
+    given again here). The study's workers receive the model and the
+    numeric code already generated for it (see ``_study_workers``)."""
+    prepared = simulation.options
+    twice = sorted(set(prepared) & set(options))
+    if twice:
+        raise TypeError(f'simulate_many(): {twice} belong to the Simulation '
+                        f'given as the model; give them to Simulation(), not '
+                        f'here.')
+    return simulation.model, dict(options, **prepared)
+
 
 def _check_cases(cases):
     if isinstance(cases, (str, bytes)) or hasattr(cases, 'items'):
@@ -437,8 +451,11 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     Parameters
     ==========
 
-    model : KanesMethod or System
-        As for :func:`simulate`.
+    model : KanesMethod, System or Simulation
+        As for :func:`simulate`, or a :class:`~sympy_loads.Simulation`
+        prepared with the options that do not change between runs
+        (``outputs``, ``impacts``, ``joint_friction``, ``backend``,
+        ``constraint_options``), which are then not given here.
     t_span : (float, float)
         Start and end time, the same for every case.
     initial_conditions : mapping or array_like
@@ -497,6 +514,8 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
 
     results_table : the results as one table, a row per case.
     """
+    if isinstance(model, Simulation):
+        model, simulate_options = _unprepared(model, simulate_options)
     kane = _kanes_method_of(model)
     cases = _check_cases(cases)
     if executor is not None and not callable(getattr(executor, 'submit',

@@ -77,7 +77,7 @@ from ._integrators import integrate
 from ._problem import Problem, evaluate_outputs
 from ._stick_slip import StickSlip, is_forward, watch_unswitched
 
-__all__ = ['simulate', 'SimulationResult', 'SimulationError']
+__all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError']
 
 _TIME = dynamicsymbols._t
 
@@ -638,161 +638,338 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
        Coulomb friction in joints by relaxation.
     """
-    start = time.perf_counter()
-    kane = _kanes_method_of(model)
+    run_options = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method,
+                       specified=specified, max_step=max_step,
+                       friction_tolerance=friction_tolerance,
+                       friction_max_iterations=friction_max_iterations,
+                       friction_relaxation=friction_relaxation)
+    # the run's own arguments are checked before the model's code is made
+    _check_run_options(t_span, run_options, impacts=impacts)
+    simulation = Simulation(model, outputs=outputs, impacts=impacts,
+                            joint_friction=joint_friction, backend=backend,
+                            constraint_options=constraint_options)
+    return simulation.run(t_span, initial_conditions, constants,
+                          **run_options)
+
+
+def _check_run_options(t_span, options, impacts=None):
+    """The checked ``(t0, t1, t_eval, method, max_step, rtol, atol,
+    friction options)`` of a run: TypeError/ValueError naming the
+    argument."""
     t0, t1 = _check_t_span(t_span)
-    t_eval = _check_t_eval(t_eval, t0, t1)
-    method = _check_method(method)
-    max_step = _check_max_step(max_step)
-    chosen = resolve_backend(backend)
-    rtol = _as_float('rtol', rtol)
-    atol = _as_float('atol', atol)
+    t_eval = _check_t_eval(options['t_eval'], t0, t1)
+    method = _check_method(options['method'])
+    max_step = _check_max_step(options['max_step'])
+    rtol = _as_float('rtol', options['rtol'])
+    atol = _as_float('atol', options['atol'])
     if rtol <= 0 or atol <= 0:
         raise ValueError(f'rtol and atol must be positive, got rtol={rtol}, '
                          f'atol={atol}.')
-    friction_items = _check_joint_friction(joint_friction)
-    impact_items = _check_impacts(impacts, method, t0, t1)
-    friction_symbols = []
-    for item in friction_items:
-        friction_symbols.extend(item.symbols)
-    if outputs is not None and not hasattr(outputs, 'items'):
-        raise TypeError(f'outputs must be a mapping from names to SymPy '
-                        f'expressions, not {type(outputs).__name__}.')
-    outputs = dict(outputs or {})
-    for name, expr in outputs.items():
-        if not isinstance(expr, (sm.Basic, sm.MatrixBase, numbers.Number)):
-            raise TypeError(f'outputs[{name!r}] must be a SymPy expression, '
-                            f'not {type(expr).__name__}.')
-        outputs[name] = sm.sympify(expr)
-
-    nm = _numeric_model(kane, friction_symbols, chosen,
-                        strict=backend in ('compiled', 'numba'))
-    _check_impact_frames(impact_items, nm.frame)
-    output_spec = nm.output_function(outputs) if outputs else None
-    impact_spec = impact_outputs(nm, impact_items) if impact_items else None
-    extra_constants = list(output_spec[4]) if output_spec else []
-    if impact_spec:
-        extra_constants += [s for s in impact_spec[4]
-                            if s not in extra_constants]
-    c_all, missing_c, all_constants = _pack_constants(nm, constants,
-                                                      extra_constants)
-    spec_functions, missing_s = _specified_functions(nm, specified, t0)
-    q0, u0, missing_x = _initial_state(nm, initial_conditions)
-    problems = []
-    if missing_c:
-        problems.append(f'missing constants: {[_name(s) for s in missing_c]}'
-                        .replace("'", ''))
-    if missing_s:
-        problems.append(f'missing specified inputs (specified=): '
-                        f'{[_name(s) for s in missing_s]}'.replace("'", ''))
-    if missing_x:
-        problems.append(f'missing initial conditions: '
-                        f'{[_name(s) for s in missing_x]}'.replace("'", ''))
-    if problems:
-        raise ValueError('simulate(): ' + '; '.join(problems))
-    c = c_all[:len(nm.constants)]
-    constants_map = dict(zip(nm.constants + extra_constants, c_all))
-
-    solver = None
-    if nm.has_config_constraints:
-        solver = _constraint_solver(kane, nm, constants_map,
-                                    dict(constraint_options or {}))
-    friction_functions = [item.prepare(model, all_constants)
-                          for item in friction_items]
-    friction_tolerance = _as_float('friction_tolerance', friction_tolerance)
+    _check_impacts(impacts, method, t0, t1)
+    friction_tolerance = _as_float('friction_tolerance',
+                                   options['friction_tolerance'])
     friction_relaxation = _as_float('friction_relaxation',
-                                    friction_relaxation)
+                                    options['friction_relaxation'])
     if not 0 < friction_relaxation <= 1:
         raise ValueError(f'friction_relaxation must be in (0, 1], got '
                          f'{friction_relaxation}.')
-    problem = Problem(nm, c, spec_functions, solver, friction_functions,
-                      (friction_tolerance, int(friction_max_iterations),
-                       friction_relaxation))
-    stick_slip = (StickSlip.attach(problem, friction_items)
-                  if friction_items and not impact_items
-                  and is_forward((t0, t1)) else None)
-    engine = None
-    if impact_items:
-        engine = ImpactEngine(problem, impact_items, impact_spec,
-                              [constants_map[s] for s in impact_spec[4]],
-                              max(10 * atol, 1e-12))
+    iterations = options['friction_max_iterations']
+    if isinstance(iterations, bool) or not isinstance(
+            iterations, numbers.Integral) or iterations < 1:
+        raise ValueError(f'friction_max_iterations must be a positive '
+                         f'integer, got {iterations!r}.')
+    return (t0, t1, t_eval, method, max_step, rtol, atol,
+            (friction_tolerance, int(iterations), friction_relaxation))
 
-    # Consistent initial conditions: dependent entries are guesses.
-    if nm.has_config_constraints:
-        solve_start = time.perf_counter()
-        q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
-        if solver not in _SOLVED:
-            # a solver's first solve in this process loads (or on an
-            # installation's first use compiles) numba's Newton kernel; the
-            # solve itself takes microseconds
-            problem.kernel_seconds += time.perf_counter() - solve_start
-            _SOLVED.add(solver)
-        problem.set_branch(t0, q0)
-    u0 = problem.dependent_speeds(
-        t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
-    y0 = problem.pack(q0, u0)
-    if engine:
-        engine.check_start(t0, q0, u0)
-    problem.warm_up(t0, y0, impacts=engine is not None)
-    setup = time.perf_counter() - start
-    _log_slow('loading the compiled kernels (numba compiles them once per '
-              'installation)', problem.kernel_seconds)
 
-    start = time.perf_counter()
-    problem.tolerant = method in IMPLICIT_METHODS
-    problem.t_span = (t0, t1)
-    fun = problem.fast_rhs()
-    if problem.tolerant or watch_unswitched(problem, friction_items,
-                                            stick_slip):
-        fun = problem.watched(fun)
-    options = dict(method=method, t_eval=t_eval, rtol=rtol, atol=atol,
-                   max_step=max_step, jac=problem.jacobian(fun) if method
-                   in IMPLICIT_METHODS else None)
-    try:
+class Simulation:
+    r"""A model prepared for simulation: set up once, run many times.
+
+    Explanation
+    ===========
+
+    Everything that depends only on the model and the options given here
+    is done once, when the object is made: the checks of the model and the
+    options, the derivation of the equations for numeric code, the code
+    generation (see :func:`simulate`'s ``backend``), and the functions of
+    the ``outputs`` and ``impacts``. Each :meth:`run` then takes the time
+    span, initial conditions, constants and integrator options, checks them
+    all before any work, and returns a :class:`SimulationResult`.
+    ``simulate(model, ...)`` is ``Simulation(model, ...).run(...)``; the
+    parameters mean the same in both, and so do the results. A
+    ``Simulation`` pickles (with its model), so it can be sent to other
+    processes; :func:`~sympy_loads.simulate_many` takes one in place of the
+    model.
+
+    Examples
+    ========
+
+    A particle on a spring, ``x'' = -k x``, prepared once and run for two
+    stiffnesses (the exact solution is ``x = cos(sqrt(k) t)``):
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import Simulation
+    >>> x, v = me.dynamicsymbols('x v')
+    >>> k = sm.Symbol('k')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x); P.set_vel(N, v*N.x)
+    >>> kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, 1)], [(P, -k*x*N.x)])
+    >>> spring = Simulation(kane, outputs={'energy': (v**2 + k*x**2)/2})
+    >>> for stiffness in (1.0, 4.0):
+    ...     result = spring.run((0, 1), {x: 1.0, v: 0.0}, {k: stiffness},
+    ...                         t_eval=[1.0], rtol=1e-10, atol=1e-12)
+    ...     print(round(float(result.q[-1, 0]), 8),
+    ...           round(float(np.cos(np.sqrt(stiffness))), 8),
+    ...           round(float(result.outputs['energy'][-1]), 8))
+    0.54030231 0.54030231 0.5
+    -0.41614684 -0.41614684 2.0
+
+    Parameters
+    ==========
+
+    model : KanesMethod or System
+        As for :func:`simulate`.
+    outputs, impacts, joint_friction, backend, constraint_options
+        As for :func:`simulate`.
+
+    Attributes
+    ==========
+
+    model : KanesMethod or System
+        The model, as given.
+    backend : str
+        ``'compiled'`` or ``'numpy'``: the back end of the generated code.
+    coordinates, speeds : tuple
+        ``model.q`` and ``model.u``, the columns of a result's ``q`` and
+        ``u``.
+    constants : tuple of Symbol
+        The constants a run needs values for (those of the equations of
+        motion, the outputs and the impacts; a joint friction may need
+        more).
+    options : dict
+        The options given when it was made.
+    """
+
+    def __init__(self, model, *, outputs=None, impacts=None,
+                 joint_friction=None, backend='auto',
+                 constraint_options=None):
+        start = time.perf_counter()
+        kane = _kanes_method_of(model)
+        chosen = resolve_backend(backend)
+        friction_items = _check_joint_friction(joint_friction)
+        impact_items = _check_impacts(impacts, None, 0.0, 1.0)
+        if outputs is not None and not hasattr(outputs, 'items'):
+            raise TypeError(f'outputs must be a mapping from names to SymPy '
+                            f'expressions, not {type(outputs).__name__}.')
+        outputs = dict(outputs or {})
+        for name, expr in outputs.items():
+            if not isinstance(expr, (sm.Basic, sm.MatrixBase,
+                                     numbers.Number)):
+                raise TypeError(f'outputs[{name!r}] must be a SymPy '
+                                f'expression, not {type(expr).__name__}.')
+            outputs[name] = sm.sympify(expr)
+        if constraint_options is not None and not hasattr(
+                constraint_options, 'items'):
+            raise TypeError(f'constraint_options must be a mapping of '
+                            f'HolonomicConstraintSolver options, not '
+                            f'{type(constraint_options).__name__}.')
+        friction_symbols = []
+        for item in friction_items:
+            friction_symbols.extend(item.symbols)
+        nm = _numeric_model(kane, friction_symbols, chosen,
+                            strict=backend in ('compiled', 'numba'))
+        _check_impact_frames(impact_items, nm.frame)
+        self.model = model
+        self._kane = kane
+        self._nm = nm
+        self._friction_items = friction_items
+        self._impact_items = impact_items
+        self._output_spec = nm.output_function(outputs) if outputs else None
+        self._impact_spec = (impact_outputs(nm, impact_items)
+                             if impact_items else None)
+        extra = list(self._output_spec[4]) if self._output_spec else []
+        if self._impact_spec:
+            extra += [s for s in self._impact_spec[4] if s not in extra]
+        self._extra_constants = extra
+        self._constraint_options = dict(constraint_options or {})
+        # as given, for simulate_many (which sends the model itself)
+        self._options = dict(outputs=outputs or None,
+                             impacts=impact_items or None,
+                             joint_friction=joint_friction, backend=backend,
+                             constraint_options=constraint_options)
+        self._setup_seconds = time.perf_counter() - start
+
+    @property
+    def options(self):
+        """The options given when it was made (``outputs``, ``impacts``,
+        ``joint_friction``, ``backend``, ``constraint_options``)."""
+        return dict(self._options)
+
+    @property
+    def backend(self):
+        """``'compiled'`` or ``'numpy'``: the back end of its code."""
+        return self._nm.backend
+
+    @property
+    def coordinates(self):
+        """``model.q``: the columns of a result's ``q``."""
+        return tuple(self._nm.q)
+
+    @property
+    def speeds(self):
+        """``model.u``: the columns of a result's ``u``."""
+        return tuple(self._nm.u)
+
+    @property
+    def constants(self):
+        """The constants a run needs values for."""
+        return tuple(self._nm.constants) + tuple(self._extra_constants)
+
+    def __repr__(self):
+        return (f'Simulation(<{type(self.model).__name__}: '
+                f'q={list(self.coordinates)}, u={list(self.speeds)}>, '
+                f'backend={self.backend!r})')
+
+    def run(self, t_span, initial_conditions, constants, *, t_eval=None,
+            rtol=1e-8, atol=1e-10, method='DOP853', specified=None,
+            max_step=np.inf, friction_tolerance=1e-10,
+            friction_max_iterations=100, friction_relaxation=1.0):
+        """Integrate over ``t_span`` from ``initial_conditions`` with the
+        values of ``constants``; returns a :class:`SimulationResult`. The
+        parameters are :func:`simulate`'s; every one is checked before any
+        work.
+
+        Examples
+        ========
+
+        See :class:`Simulation`.
+        """
+        start = time.perf_counter()
+        (t0, t1, t_eval, method, max_step, rtol, atol,
+         friction_options) = _check_run_options(t_span, dict(
+             t_eval=t_eval, rtol=rtol, atol=atol, method=method,
+             max_step=max_step, friction_tolerance=friction_tolerance,
+             friction_max_iterations=friction_max_iterations,
+             friction_relaxation=friction_relaxation),
+             impacts=self._impact_items or None)
+        nm, kane, model = self._nm, self._kane, self.model
+        friction_items = self._friction_items
+        impact_items = self._impact_items
+        output_spec, impact_spec = self._output_spec, self._impact_spec
+        extra_constants = self._extra_constants
+        c_all, missing_c, all_constants = _pack_constants(nm, constants,
+                                                          extra_constants)
+        spec_functions, missing_s = _specified_functions(nm, specified, t0)
+        q0, u0, missing_x = _initial_state(nm, initial_conditions)
+        problems = [f'{what}: {[_name(s) for s in missing]}'.replace(
+            "'", '') for what, missing in (
+                ('missing constants', missing_c),
+                ('missing specified inputs (specified=)', missing_s),
+                ('missing initial conditions', missing_x)) if missing]
+        if problems:
+            raise ValueError('simulate(): ' + '; '.join(problems))
+        c = c_all[:len(nm.constants)]
+        constants_map = dict(zip(nm.constants + extra_constants, c_all))
+
+        solver = None
+        if nm.has_config_constraints:
+            solver = _constraint_solver(kane, nm, constants_map,
+                                        self._constraint_options)
+        friction_functions = [item.prepare(model, all_constants)
+                              for item in friction_items]
+        problem = Problem(nm, c, spec_functions, solver, friction_functions,
+                          friction_options)
+        stick_slip = (StickSlip.attach(problem, friction_items)
+                      if friction_items and not impact_items
+                      and is_forward((t0, t1)) else None)
+        engine = None
+        if impact_items:
+            engine = ImpactEngine(problem, impact_items, impact_spec,
+                                  [constants_map[s] for s in impact_spec[4]],
+                                  max(10 * atol, 1e-12))
+
+        # Consistent initial conditions: dependent entries are guesses.
+        if nm.has_config_constraints:
+            solve_start = time.perf_counter()
+            q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+            if solver not in _SOLVED:
+                # a solver's first solve in this process loads (or on an
+                # installation's first use compiles) numba's Newton kernel;
+                # the solve itself takes microseconds
+                problem.kernel_seconds += time.perf_counter() - solve_start
+                _SOLVED.add(solver)
+            problem.set_branch(t0, q0)
+        u0 = problem.dependent_speeds(
+            t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
+        y0 = problem.pack(q0, u0)
         if engine:
-            solution = run(engine, fun, (t0, t1), y0, **options)
-        elif stick_slip:
-            solution = stick_slip.integrate(fun, (t0, t1), y0, **options)
-        else:
-            solution = integrate(fun, (t0, t1), y0, problem=problem,
-                                 **options)
-    except ValueError as error:
-        # SciPy's implicit methods meet the NaN of a failed evaluation in
-        # a linear solve ("array must not contain infs or NaNs")
-        if problem.deferred is None:
-            raise
-        raise problem.deferred from error
-    if (not solution.success and problem.deferred is not None
-            and getattr(solution, 'error', None) is None):
-        error = problem.deferred
-        error.args = (f'{error.args[0]} ({method} could not continue: '
-                      f'{solution.message})',)
-        raise error
-    times = solution.t
-    q, u, residual, velocity_residual = problem.samples(times, solution.y)
-    _check_residuals(problem, solver, times, q, u, residual,
-                     velocity_residual)
-    values = evaluate_outputs(problem, output_spec, times, q, u,
-                              [constants_map[s] for s in output_spec[4]]) \
-        if output_spec else {}
-    timings = {'derivation': nm.seconds['derivation'],
-               'codegen': nm.seconds['codegen'],
-               'kernels': problem.kernel_seconds, 'setup': setup,
-               'integration': time.perf_counter() - start}
-    nm.seconds['derivation'] = nm.seconds['codegen'] = 0.0   # paid once
-    result = SimulationResult(
-        t=times, q=q, u=u, constraint_residual=residual,
-        velocity_residual=velocity_residual, outputs=values,
-        success=bool(solution.success), status=int(solution.status),
-        message=str(solution.message), nfev=int(solution.nfev),
-        njev=int(solution.njev), nlu=int(solution.nlu),
-        q_names=tuple(str(s.name) for s in nm.q),
-        u_names=tuple(str(s.name) for s in nm.u),
-        coordinates=tuple(nm.q), speeds=tuple(nm.u),
-        constants=tuple(constants_map.items()), backend=nm.backend,
-        timings=timings,
-        impacts=engine.result_records() if engine else ())
-    if getattr(solution, 'error', None) is not None:
-        solution.error.result = result      # impacts accumulated
-        raise solution.error
-    return result
+            engine.check_start(t0, q0, u0)
+        problem.warm_up(t0, y0, impacts=engine is not None)
+        # the first run reports the preparation too (as simulate() does)
+        setup = time.perf_counter() - start + self._setup_seconds
+        self._setup_seconds = 0.0
+        _log_slow('loading the compiled kernels (numba compiles them once '
+                  'per installation)', problem.kernel_seconds)
+
+        start = time.perf_counter()
+        problem.tolerant = method in IMPLICIT_METHODS
+        problem.t_span = (t0, t1)
+        fun = problem.fast_rhs()
+        if problem.tolerant or watch_unswitched(problem, friction_items,
+                                                stick_slip):
+            fun = problem.watched(fun)
+        options = dict(method=method, t_eval=t_eval, rtol=rtol, atol=atol,
+                       max_step=max_step, jac=problem.jacobian(fun) if method
+                       in IMPLICIT_METHODS else None)
+        try:
+            if engine:
+                solution = run(engine, fun, (t0, t1), y0, **options)
+            elif stick_slip:
+                solution = stick_slip.integrate(fun, (t0, t1), y0, **options)
+            else:
+                solution = integrate(fun, (t0, t1), y0, problem=problem,
+                                     **options)
+        except ValueError as error:
+            # SciPy's implicit methods meet the NaN of a failed evaluation in
+            # a linear solve ("array must not contain infs or NaNs")
+            if problem.deferred is None:
+                raise
+            raise problem.deferred from error
+        if (not solution.success and problem.deferred is not None
+                and getattr(solution, 'error', None) is None):
+            error = problem.deferred
+            error.args = (f'{error.args[0]} ({method} could not continue: '
+                          f'{solution.message})',)
+            raise error
+        times = solution.t
+        q, u, residual, velocity_residual = problem.samples(times, solution.y)
+        _check_residuals(problem, solver, times, q, u, residual,
+                         velocity_residual)
+        values = evaluate_outputs(problem, output_spec, times, q, u,
+                                  [constants_map[s] for s in output_spec[4]]) \
+            if output_spec else {}
+        timings = {'derivation': nm.seconds['derivation'],
+                   'codegen': nm.seconds['codegen'],
+                   'kernels': problem.kernel_seconds, 'setup': setup,
+                   'integration': time.perf_counter() - start}
+        nm.seconds['derivation'] = nm.seconds['codegen'] = 0.0   # paid once
+        result = SimulationResult(
+            t=times, q=q, u=u, constraint_residual=residual,
+            velocity_residual=velocity_residual, outputs=values,
+            success=bool(solution.success), status=int(solution.status),
+            message=str(solution.message), nfev=int(solution.nfev),
+            njev=int(solution.njev), nlu=int(solution.nlu),
+            q_names=tuple(str(s.name) for s in nm.q),
+            u_names=tuple(str(s.name) for s in nm.u),
+            coordinates=tuple(nm.q), speeds=tuple(nm.u),
+            constants=tuple(constants_map.items()), backend=nm.backend,
+            timings=timings,
+            impacts=engine.result_records() if engine else ())
+        if getattr(solution, 'error', None) is not None:
+            solution.error.result = result      # impacts accumulated
+            raise solution.error
+        return result
