@@ -309,18 +309,20 @@ def _check_residuals(problem, solver, times, q, u, residual,
     if not len(times):
         return
     if solver is not None:
-        independent = np.max(np.abs(solver.residual(q, times)), axis=1,
-                             initial=0.0)
+        independent = np.abs(solver.residual(q, times)).max(axis=1,
+                                                            initial=0.0)
         residual = np.maximum(residual, independent)   # NaN stays
     tolerance = problem.newton_tolerance
     size_q = max(1.0, float(np.max(np.abs(q), initial=0.0)))
     size_u = max(1.0, float(np.max(np.abs(u), initial=0.0)))
+    bound_q = tolerance + RESIDUAL_ROUNDOFF * size_q
+    bound_u = tolerance + RESIDUAL_ROUNDOFF * size_q * size_u
+    if (np.max(residual, initial=0.0) <= bound_q and      # NaN: not <=
+            np.max(velocity_residual, initial=0.0) <= bound_u):
+        return
     for values, bound, kind in (
-            (residual, tolerance + RESIDUAL_ROUNDOFF * size_q,
-             'holonomic constraints'),
-            (velocity_residual,
-             tolerance + RESIDUAL_ROUNDOFF * size_q * size_u,
-             'velocity constraints')):
+            (residual, bound_q, 'holonomic constraints'),
+            (velocity_residual, bound_u, 'velocity constraints')):
         values = np.asarray(values, dtype=float)
         bad = ~(values <= bound)          # NaN counts as a violation
         if bad.any():
