@@ -123,7 +123,11 @@ class SimulationError(RuntimeError):
         entries are the last guess) at that time.
     result : SimulationResult or None
         The simulation up to ``time`` where it is kept: when impacts
-        accumulate (see :class:`~sympy_loads.Impact`).
+        accumulate (see :class:`~sympy_loads.Impact`) or a restitution
+        leaves [0, 1].
+    keeps_run : bool
+        True for the failures whose run up to ``time`` is kept in
+        ``result`` (the integration ends there, with its samples).
 
     References
     ==========
@@ -138,9 +142,11 @@ class SimulationError(RuntimeError):
        Jacobian regular.
     """
 
-    def __init__(self, message, *, time=None, q=None, u=None, result=None):
+    def __init__(self, message, *, time=None, q=None, u=None, result=None,
+                 keeps_run=False):
         super().__init__(message)
         self.time = time
         self.q = q
         self.u = u
         self.result = result
+        self.keeps_run = bool(keeps_run)

@@ -119,7 +119,7 @@ class ImpactEngine:
     def __init__(self, problem, impacts, spec, extra, tolerance):
         self.problem = problem
         self.impacts = list(impacts)
-        self.function = spec[3]
+        self.function = spec.function
         self.extra = np.asarray(extra, dtype=float)
         self.tolerance = tolerance
         nm = problem.nm
@@ -431,8 +431,7 @@ class ImpactEngine:
                 f'{t:.10g}, outside [0, 1] '
                 f'({format_state(self.problem.nm.q, q)}); the simulation '
                 f'up to this time is in the error\'s result.',
-                time=t, q=q, u=u)
-            error.accumulated = True      # run() keeps the samples reached
+                time=t, q=q, u=u, keeps_run=True)
             raise error
 
     def _check_resting(self, t, q, u, values, span):
@@ -485,8 +484,8 @@ class ImpactEngine:
             f'contact is coming to rest, which rigid impacts do not model; '
             f'the simulation up to this time is in the error\'s result. '
             f'Use HuntCrossleyContact for a lasting contact, or end the '
-            f'simulation before this time.', time=t, q=q, u=u)
-        error.accumulated = True      # run() keeps the samples reached
+            f'simulation before this time.', time=t, q=q, u=u,
+            keeps_run=True)
         return error
 
     def _pressing(self, t, q, u, i, span):
@@ -566,7 +565,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             y_hit = solution.y_events[i][0]
             t, y, first = t_hit, engine.resolve(t_hit, y_hit, span), False
     except Exception as exc:
-        if not getattr(exc, 'accumulated', False):
+        if not getattr(exc, 'keeps_run', False):
             raise
         error, success, status = exc, False, -1
         message = str(exc)

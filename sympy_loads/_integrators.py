@@ -101,7 +101,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     at ``t`` and the stepping goes on from there with its last step size
     (as ``solve_ivp`` restarted with that ``first_step`` would); without
     ``t_eval`` an impact's time is then sampled twice, before and after
-    the jump. An error ``resolve`` raises with ``accumulated`` set ends the
+    the jump. An error ``resolve`` raises with ``keeps_run`` set ends the
     run: it is returned as the result's ``error``, with the samples
     reached; any other error propagates.
 
@@ -189,7 +189,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                 try:
                     y_after = resolve(t_hit, y_hit)
                 except Exception as exc:
-                    if not getattr(exc, 'accumulated', False):
+                    if not getattr(exc, 'keeps_run', False):
                         raise
                     error, status, message = exc, -1, str(exc)
                 else:

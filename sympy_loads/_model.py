@@ -18,6 +18,7 @@ import pickle
 import time
 import warnings
 import weakref
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sm
@@ -278,10 +279,10 @@ class NumericModel:
                 slice(1 + nq + nu + nc, None))
 
     def output_function(self, outputs):
-        """``(names, shapes, function, extra_constants, uses_udot)`` for
-        the ``outputs`` mapping, generated once per set of expressions;
-        ``function`` takes the rows ``[x, extra constants, u']``. The
-        last :data:`OUTPUT_CACHE_SIZE` sets used are kept
+        """The :class:`OutputSpec` of the ``outputs`` mapping, generated
+        once per set of expressions (its ``function`` takes the rows
+        ``[x, extra constants, u']``). The last :data:`OUTPUT_CACHE_SIZE`
+        sets used are kept
         (:func:`lru_get`): a sweep with new expressions per call does not
         keep every generated function."""
         key = tuple((name, expr) for name, expr in outputs.items())
@@ -344,10 +345,28 @@ class NumericModel:
             function = generate(inputs, flat, 'numpy', 'outputs')
         sizes = [len(e) for e in exprs]
         uses_udot = any(e.has(*udot_symbols) for e in exprs)
-        entry = (list(outputs), shapes, sizes, function, extra, uses_udot)
+        entry = OutputSpec(list(outputs), shapes, sizes, function, extra,
+                           uses_udot)
         lru_put(self._outputs, key, entry, OUTPUT_CACHE_SIZE)
         self.generated += 1
         return entry
+
+
+class OutputSpec(NamedTuple):
+    """The generated function of a mapping of outputs
+    (:meth:`NumericModel.output_function`)."""
+
+    names: list
+    #: per output: None for a scalar, else the length of its column
+    shapes: list
+    #: per output: the number of its entries in the function's output
+    sizes: list
+    #: of the rows ``[x, extra constants, u']``
+    function: object
+    #: the constants of the outputs that the model's equations do not have
+    extra_constants: list
+    #: whether an output contains a time derivative of a speed
+    uses_udot: bool
 
 
 # output functions kept per numeric model (simulate()'s outputs and each

@@ -793,9 +793,11 @@ class Simulation:
         self._output_spec = nm.output_function(outputs) if outputs else None
         self._impact_spec = (impact_outputs(nm, impact_items)
                              if impact_items else None)
-        extra = list(self._output_spec[4]) if self._output_spec else []
+        extra = (list(self._output_spec.extra_constants)
+                 if self._output_spec else [])
         if self._impact_spec:
-            extra += [s for s in self._impact_spec[4] if s not in extra]
+            extra += [s for s in self._impact_spec.extra_constants
+                      if s not in extra]
         self._extra_constants = extra
         self._constraint_options = dict(constraint_options or {})
         # as given, for simulate_many (which sends the model itself)
@@ -891,7 +893,8 @@ class Simulation:
         engine = None
         if impact_items:
             engine = ImpactEngine(problem, impact_items, impact_spec,
-                                  [constants_map[s] for s in impact_spec[4]],
+                                  [constants_map[s] for s in
+                                   impact_spec.extra_constants],
                                   max(10 * atol, 1e-12))
 
         # Consistent initial conditions: dependent entries are guesses.
@@ -951,8 +954,9 @@ class Simulation:
         q, u, residual, velocity_residual = problem.samples(times, solution.y)
         _check_residuals(problem, solver, times, q, u, residual,
                          velocity_residual)
-        values = evaluate_outputs(problem, output_spec, times, q, u,
-                                  [constants_map[s] for s in output_spec[4]]) \
+        values = evaluate_outputs(
+            problem, output_spec, times, q, u,
+            [constants_map[s] for s in output_spec.extra_constants]) \
             if output_spec else {}
         timings = {'derivation': nm.seconds['derivation'],
                    'codegen': nm.seconds['codegen'],
@@ -972,6 +976,6 @@ class Simulation:
             timings=timings,
             impacts=engine.result_records() if engine else ())
         if getattr(solution, 'error', None) is not None:
-            solution.error.result = result      # impacts accumulated
+            solution.error.result = result      # its run is kept
             raise solution.error
         return result
