@@ -218,20 +218,9 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         times.append(out_t[:written].copy())
         states.append(out_y[:written].T.copy())
         if code == kernel.FAILED:
-            # the diagnosing path raises, or copes: then SciPy's own
-            # DOP853 takes the rest (it calls the same function)
-            fun(state[11], stage.copy())
-            first = min(state[1], abs(t1 - state[0])) \
-                if state[1] > 0 else None
-            rest_eval = None if t_eval is None else samples[int(state[6]):]
-            if impacts:
-                rest = _ivp_with_impacts(
-                    fun, (state[0], t1), y, 'DOP853', rest_eval, rtol, atol,
-                    max_step, impacts, first_step=first)
-            else:
-                rest = solve_ivp(fun, (state[0], t1), y, method='DOP853',
-                                 t_eval=rest_eval, rtol=rtol, atol=atol,
-                                 max_step=max_step, first_step=first)
+            rest = _hand_over(fun, state, stage, y, t1, None if t_eval is
+                              None else samples[int(state[6]):], rtol, atol,
+                              max_step, impacts)
             skip = 1 if t_eval is None else 0       # (state[0], y) again
             times.append(rest.t[skip:])
             states.append(rest.y[:, skip:])
@@ -251,6 +240,24 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[8]), njev=0,
         nlu=0, next_step=state[1], error=error)
+
+
+def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
+               impacts):
+    """The rest of a compiled DOP853 run whose evaluation failed at the
+    trial ``stage`` of the step from ``(state[0], y)``: the diagnosing
+    path (``fun``) raises, or copes, and then SciPy's own DOP853 takes the
+    rest from ``state[0]`` (it calls the same function), with the impacts'
+    events where there are impacts."""
+    fun(state[11], stage.copy())
+    first = min(state[1], abs(t1 - state[0])) if state[1] > 0 else None
+    if impacts:
+        return _ivp_with_impacts(fun, (state[0], t1), y, 'DOP853',
+                                 rest_eval, rtol, atol, max_step, impacts,
+                                 first_step=first)
+    return solve_ivp(fun, (state[0], t1), y, method='DOP853',
+                     t_eval=rest_eval, rtol=rtol, atol=atol,
+                     max_step=max_step, first_step=first)
 
 
 def _flush(times, states, out_t, out_y, written):

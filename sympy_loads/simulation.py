@@ -860,65 +860,16 @@ class Simulation:
              friction_max_iterations=friction_max_iterations,
              friction_relaxation=friction_relaxation),
              impacts=self._impact_items or None)
-        nm, kane, model = self._nm, self._kane, self.model
-        friction_items = self._friction_items
-        impact_items = self._impact_items
-        output_spec, impact_spec = self._output_spec, self._impact_spec
-        extra_constants = self._extra_constants
-        c_all, missing_c, all_constants = _pack_constants(nm, constants,
-                                                          extra_constants)
-        spec_functions, missing_s = _specified_functions(nm, specified, t0)
-        q0, u0, missing_x = _initial_state(nm, initial_conditions)
-        problems = [f'{what}: {[_name(s) for s in missing]}'.replace(
-            "'", '') for what, missing in (
-                ('missing constants', missing_c),
-                ('missing specified inputs (specified=)', missing_s),
-                ('missing initial conditions', missing_x)) if missing]
-        if problems:
-            raise ValueError('simulate(): ' + '; '.join(problems))
-        c = c_all[:len(nm.constants)]
-        constants_map = dict(zip(nm.constants + extra_constants, c_all))
-
-        solver = None
-        if nm.has_config_constraints:
-            solver = _constraint_solver(kane, nm, constants_map,
-                                        self._constraint_options)
-        friction_functions = [item.prepare(model, all_constants)
-                              for item in friction_items]
-        problem = Problem(nm, c, spec_functions, solver, friction_functions,
-                          friction_options)
-        stick_slip = (StickSlip.attach(problem, friction_items)
-                      if friction_items and not impact_items
-                      and is_forward((t0, t1)) else None)
-        engine = None
-        if impact_items:
-            engine = ImpactEngine(problem, impact_items, impact_spec,
-                                  [constants_map[s] for s in
-                                   impact_spec.extra_constants],
-                                  max(10 * atol, 1e-12))
-
-        # Consistent initial conditions: dependent entries are guesses.
-        if nm.has_config_constraints:
-            solve_start = time.perf_counter()
-            q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
-            if solver not in _SOLVED:
-                # a solver's first solve in this process loads (or on an
-                # installation's first use compiles) numba's Newton kernel;
-                # the solve itself takes microseconds
-                problem.kernel_seconds += time.perf_counter() - solve_start
-                _SOLVED.add(solver)
-            problem.set_branch(t0, q0)
-        u0 = problem.dependent_speeds(
-            t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
-        y0 = problem.pack(q0, u0)
-        if engine:
-            engine.check_start(t0, q0, u0)
-        problem.warm_up(t0, y0, impacts=engine is not None)
+        problem, solver, engine, stick_slip, y0, constants_map = \
+            self._start(t0, t1, initial_conditions, constants, specified,
+                        atol, friction_options)
         # the first run reports the preparation too (as simulate() does)
         setup = time.perf_counter() - start + self._setup_seconds
         self._setup_seconds = 0.0
         _log_slow('loading the compiled kernels (numba compiles them once '
                   'per installation)', problem.kernel_seconds)
+        nm, friction_items = self._nm, self._friction_items
+        output_spec = self._output_spec
 
         start = time.perf_counter()
         problem.tolerant = method in IMPLICIT_METHODS
@@ -979,3 +930,64 @@ class Simulation:
             solution.error.result = result      # its run is kept
             raise solution.error
         return result
+
+    def _start(self, t0, t1, initial_conditions, constants, specified,
+               atol, friction_options):
+        """The run's numeric problem at its consistent start: ``(problem,
+        solver, impact engine, stick-slip, y0, constants by symbol)``
+        (ValueError listing every missing value)."""
+        nm, kane, model = self._nm, self._kane, self.model
+        friction_items = self._friction_items
+        impact_items = self._impact_items
+        impact_spec = self._impact_spec
+        extra_constants = self._extra_constants
+        c_all, missing_c, all_constants = _pack_constants(nm, constants,
+                                                          extra_constants)
+        spec_functions, missing_s = _specified_functions(nm, specified, t0)
+        q0, u0, missing_x = _initial_state(nm, initial_conditions)
+        problems = [f'{what}: {[_name(s) for s in missing]}'.replace(
+            "'", '') for what, missing in (
+                ('missing constants', missing_c),
+                ('missing specified inputs (specified=)', missing_s),
+                ('missing initial conditions', missing_x)) if missing]
+        if problems:
+            raise ValueError('simulate(): ' + '; '.join(problems))
+        c = c_all[:len(nm.constants)]
+        constants_map = dict(zip(nm.constants + extra_constants, c_all))
+
+        solver = None
+        if nm.has_config_constraints:
+            solver = _constraint_solver(kane, nm, constants_map,
+                                        self._constraint_options)
+        friction_functions = [item.prepare(model, all_constants)
+                              for item in friction_items]
+        problem = Problem(nm, c, spec_functions, solver, friction_functions,
+                          friction_options)
+        stick_slip = (StickSlip.attach(problem, friction_items)
+                      if friction_items and not impact_items
+                      and is_forward((t0, t1)) else None)
+        engine = None
+        if impact_items:
+            engine = ImpactEngine(problem, impact_items, impact_spec,
+                                  [constants_map[s] for s in
+                                   impact_spec.extra_constants],
+                                  max(10 * atol, 1e-12))
+
+        # Consistent initial conditions: dependent entries are guesses.
+        if nm.has_config_constraints:
+            solve_start = time.perf_counter()
+            q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+            if solver not in _SOLVED:
+                # a solver's first solve in this process loads (or on an
+                # installation's first use compiles) numba's Newton kernel;
+                # the solve itself takes microseconds
+                problem.kernel_seconds += time.perf_counter() - solve_start
+                _SOLVED.add(solver)
+            problem.set_branch(t0, q0)
+        u0 = problem.dependent_speeds(
+            t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
+        y0 = problem.pack(q0, u0)
+        if engine:
+            engine.check_start(t0, q0, u0)
+        problem.warm_up(t0, y0, impacts=engine is not None)
+        return problem, solver, engine, stick_slip, y0, constants_map
