@@ -28,6 +28,7 @@ import types
 import weakref
 
 import numpy as np
+import sympy as sm
 
 from ._errors import SimulationError
 from ._integrators import _EPS, integrate
@@ -41,8 +42,25 @@ __all__ = []
 MAX_IMPACTS = 100_000
 # sequential impulses at one instant (simultaneous contacts) per impact
 MAX_SEQUENTIAL = 100
+# rounds of sequential impulses per impact after which the closed contacts
+# the impulses drive in join them without rebound (a row of touching balls
+# with e < 1 passes the momentum to and fro, ever less; with e = 1 the
+# sequence ends in n - 1 rounds, as Newton's cradle)
+JOIN_AFTER = 10
 # records of impacts resolved in compiled code per return to Python
 KERNEL_RECORDS = 64
+
+
+def _varies(expr):
+    """Whether ``expr`` depends on the state or time (dynamicsymbols)."""
+    from sympy.physics.mechanics import find_dynamicsymbols
+    return bool(find_dynamicsymbols(sm.sympify(expr)))
+
+
+def _source(expr):
+    """Where a value came from, for messages."""
+    return ('at the start' if _varies(expr) else 'from the constants'
+            if sm.sympify(expr).free_symbols else 'as given')
 
 
 # numeric model -> {tuple of impacts: output specification}
@@ -67,7 +85,6 @@ def impact_outputs(nm, impacts):
 
 
 def _impact_outputs(nm, impacts):
-    import sympy as sm
     from sympy.physics.mechanics import find_dynamicsymbols
     kinematics = nm.kindiff
     known = set(nm.q) | set(nm.u) | set(nm.specified) | set(nm.friction)
@@ -155,16 +172,18 @@ class ImpactEngine:
         k = len(self.impacts)
         radii = self._last[k * (3 + 2 * self.nu):]
         for i, impact in enumerate(self.impacts):
+            # a value that depends on the state is checked where it is
+            # used (the restitution at each impact, _check_restitution)
             if not radii[i] >= 0.0:
                 raise ValueError(
                     f'impacts[{i}] ({impact.name}): the radius '
                     f'{impact.radius} must be nonnegative, got '
-                    f'{radii[i]:g} from the constants.')
-            if not 0.0 <= e[i] <= 1.0:
+                    f'{radii[i]:g} {_source(impact.radius)}.')
+            if not 0.0 <= e[i] <= 1.0 and not _varies(impact.restitution):
                 raise ValueError(
                     f'impacts[{i}] ({impact.name}): the restitution '
                     f'{impact.restitution} must be in [0, 1], got '
-                    f'{e[i]:g} from the constants.')
+                    f'{e[i]:g} {_source(impact.restitution)}.')
             if not gap[i] >= -self.tolerance:
                 raise ValueError(
                     f'impacts[{i}] ({impact.name}): the initial state '
@@ -321,11 +340,13 @@ class ImpactEngine:
     def resolve(self, t, y, span):
         """Apply every impact due at ``t`` (a closed contact that
         approaches); return the new integrator state. Contacts due at the
-        same instant are struck at once when that needs no pulling impulse
-        (closed contacts that the impulses would drive into their planes
-        join them, without rebound: a row of touching balls shares the
-        momentum), else one after another, the fastest first, until none
-        approaches. Raises a :class:`SimulationError` when the impacts
+        same instant are struck at once when that needs no pulling impulse,
+        else one after another, the fastest first, until none approaches;
+        where that sequence goes on past :data:`JOIN_AFTER` rounds per
+        impact (touching bodies passing the momentum to and fro), the
+        closed contacts that the impulses would drive into their planes
+        join them without rebound (a row of touching balls with e = 0
+        moves on at 1/n). Raises a :class:`SimulationError` when the impacts
         accumulate, when a contact rests on its plane at the start while
         the loads press it in, or when a restitution is outside [0, 1] at
         an impact."""
@@ -341,7 +362,7 @@ class ImpactEngine:
         struck = {}
         if at_start:
             self._check_resting(t, q, u, values, span)
-        for _ in range(MAX_SEQUENTIAL * k):
+        for round_ in range(MAX_SEQUENTIAL * k):
             gap, vn, e, law, impulse = values
             # (as Python numbers: nothing is due in most calls, e.g. at
             # the start, and this test is then all the work)
@@ -357,13 +378,20 @@ class ImpactEngine:
                 if i not in struck:
                     self._check_accumulation(t, q, u, i, -speed)
                 self._check_restitution(t, q, u, i, e[i])
-            # all at once if no contact pulls; else the fastest alone
+            # the contacts due all at once if no contact pulls, else the
+            # fastest alone; where that goes on and on (touching bodies
+            # that pass the momentum to and fro, ever less), the closed
+            # contacts it would drive in join without rebound
             u_new = None
             closed = [i for i, distance in enumerate(gap.tolist())
                       if distance <= self.tolerance]
-            if len(closed) > 1:
+            if round_ >= JOIN_AFTER * k and len(closed) > 1:
                 group, u_new, P, e = self._at_once(
                     t, q, u, [i for _, i in due], closed, values, floor)
+            elif len(due) > 1:
+                group = [i for _, i in due]
+                u_new, P = self.jump(t, q, u, group, vn[group], e[group],
+                                     law[group], impulse[group])
             if u_new is None:
                 group = [due[0][1]]
                 u_new, P = self.jump(t, q, u, group, vn[group], e[group],

@@ -274,9 +274,6 @@ class StickSlip:
             phase_t = solution.t
             phase_y = (solution.y if len(phase_t)
                        else np.zeros((len(y), 0)))    # (0,) from SciPy
-            if t_eval is None and times:
-                # the phase starts where the last one ended
-                phase_t, phase_y = phase_t[1:], phase_y[:, 1:]
             if t_eval is not None:
                 done_eval += len(phase_t)
             times.append(phase_t)
@@ -305,7 +302,8 @@ class StickSlip:
             self.settle(t_new, q, u, at_rest)
             if t_eval is None and len(times[-1]):
                 # the phase's last sample is the event state before the
-                # speed is set to exactly zero: the next phase's first
+                # speed is set to exactly zero; the next phase's first
+                # sample is that state, and is kept
                 times[-1], states[-1] = times[-1][:-1], states[-1][:, :-1]
             window = TRANSITION_WINDOW * max(abs(t1 - t0), 1.0)
             recent = [s for s in recent if t_new - s <= window] + [t_new]

@@ -307,6 +307,22 @@ def test_block_on_incline_stops_and_sticks_with_the_exact_sign(method):
                                mass * G * np.sin(alpha), rtol=1e-9)
 
 
+def test_the_stop_is_a_sample_of_the_integrators_own_steps():
+    """Without t_eval the samples are the integrator's steps, the switch
+    of mode included: the time the block stops is sampled once, with its
+    speed exactly 0, and the times increase."""
+    alpha, mu, v0 = 0.5, 0.6, 0.1
+    system, slide, friction = incline(alpha, mu)
+    x, v = slide.coordinates[0], slide.speeds[0]
+    stop = v0 / (G * (mu * np.cos(alpha) - np.sin(alpha)))
+    res = simulate(system, (0, 1), {x: 0.0, v: v0}, {m: 2.0, g: G},
+                   joint_friction=[friction], **EXACT)
+    assert res.success
+    [i] = np.nonzero(np.abs(res.t - stop) < 1e-9)[0]
+    assert res.u[i, 0] == 0.0 and res.u[i - 1, 0] > 0.0
+    assert np.all(np.diff(res.t) > 0)
+
+
 def test_block_thrown_up_a_steep_slope_turns_back_and_slides_down():
     """mu = 0.3 < tan(0.5): thrown up the slope (v < 0 along the downhill
     axis) the block decelerates at g (sin a + mu cos a), turns at the top
