@@ -4,8 +4,10 @@ With the exact sign, :class:`~sympy_loads.JointFriction` makes the
 right-hand side jump where a joint speed ``v`` changes sign. A joint whose
 friction limit exceeds the load driving it stops there and stays stopped,
 and integrating ``-F sign(v)`` through that point chatters around
-``v = 0`` with ever smaller steps. As multibody codes do (Adams' and
-Chrono's stick-slip friction), the motion is integrated in phases with
+``v = 0`` with ever smaller steps. As in the event-driven treatment of
+stick-slip by Pfeiffer and Glocker [Pfeiffer1996]_ (and the stick-slip
+friction of multibody codes such as Adams and Chrono), the motion is
+integrated in phases with
 each joint either *slipping* in a fixed direction ``d`` (the friction
 ``-F d`` along the joint axis, a smooth right-hand side on both sides of
 ``v = 0``) or *sticking* (``v = 0``, ``v' = 0``, the friction being the
@@ -30,6 +32,11 @@ friction magnitudes of the course notes "Three-Dimensional Generalized
 Forces". Only joints whose friction uses the exact sign on one joint speed
 (prismatic, pin, the two speeds of a cylindrical joint) take part;
 regularized friction is smooth and needs none of this.
+
+.. [Pfeiffer1996] F. Pfeiffer, C. Glocker, Multibody Dynamics with
+   Unilateral Contacts, Wiley, 1996: the motion switches between
+   sticking (relative speed held at zero, the friction force the one that
+   holds it, while within the limit) and slipping at events.
 """
 
 import math

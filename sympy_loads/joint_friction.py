@@ -149,7 +149,8 @@ class JointFriction(ActuatorBase):
     that keeps it so. A joint whose speed reaches zero sticks if
     :math:`|h|` is within the friction limit and otherwise turns (the end
     of a swing); a sticking joint breaks away when :math:`|h|` reaches the
-    limit, as in the stick-slip friction of Adams and Chrono. While it
+    limit [Pfeiffer1996]_, as in the stick-slip friction of Adams and
+    Chrono. While it
     sticks its symbol gives :math:`h` (signed: the child takes
     :math:`-h \hat{a}`) rather than the limit. A ``regularization``
     :math:`\varepsilon > 0` replaces sticking by creep at speeds of order
@@ -225,6 +226,9 @@ class JointFriction(ActuatorBase):
        "Axial Coulomb friction in cylindrical or prismatic joints",
        "Torsional Coulomb friction in revolute or cylindrical joints",
        "Torsional Coulomb friction in spherical joint".
+    .. [Pfeiffer1996] F. Pfeiffer, C. Glocker, Multibody Dynamics with
+       Unilateral Contacts, Wiley, 1996 (stick-slip transitions as
+       events).
     """
 
     def __init__(self, joint, *, coefficient, radius=None, end_coefficient=0,
