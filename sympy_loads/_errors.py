@@ -150,3 +150,9 @@ class SimulationError(RuntimeError):
         self.u = u
         self.result = result
         self.keeps_run = bool(keeps_run)
+
+
+class MissingValuesError(ValueError):
+    """Values a run needs and was not given: constants, specified inputs or
+    initial conditions, all listed in one message (a ``ValueError``; not
+    part of the public API: catch ``ValueError``)."""

@@ -73,6 +73,7 @@ import sympy as sm
 from sympy.core.function import AppliedUndef
 
 from ._numeric import resolve_backend
+from ._errors import MissingValuesError
 from .constraints import ConstraintSolverError
 from .simulation import (Simulation, SimulationError, SimulationResult,
                          _check_t_eval, _check_t_span, _kanes_method_of,
@@ -274,7 +275,7 @@ def _validate(model, job, values, given):
             # simulate() gathers the missing constants, inputs and initial
             # conditions into one ValueError: which keys a case gives, not
             # its values, so an error of the study
-            if str(error).startswith('simulate(): missing'):
+            if isinstance(error, MissingValuesError):
                 if i == 0:
                     raise
                 raise ValueError(f'cases[{i}]: {error}') from None

@@ -63,7 +63,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
-from ._errors import SimulationError
+from ._errors import MissingValuesError, SimulationError
 from ._model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
@@ -951,7 +951,7 @@ class Simulation:
                 ('missing specified inputs (specified=)', missing_s),
                 ('missing initial conditions', missing_x)) if missing]
         if problems:
-            raise ValueError('simulate(): ' + '; '.join(problems))
+            raise MissingValuesError('simulate(): ' + '; '.join(problems))
         c = c_all[:len(nm.constants)]
         constants_map = dict(zip(nm.constants + extra_constants, c_all))
 
