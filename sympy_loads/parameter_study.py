@@ -319,7 +319,8 @@ def _progress_bar(progress, total):
 
 
 def _default_chunksize(n, executor):
-    workers = getattr(executor, '_max_workers', None) or os.cpu_count() or 1
+    workers = (_pool_settings(executor)['max_workers'] or os.cpu_count()
+               or 1)
     return max(1, math.ceil(n / (4 * workers)))
 
 
@@ -736,12 +737,12 @@ def _read_mark(mark):
     return int(text) if text.isdigit() else None
 
 
-def _fresh_pool(executor):
-    """A new ``ProcessPoolExecutor`` with the workers, start method and
-    initializer of ``executor``, which a dead worker has broken."""
-    # private attributes of concurrent.futures.ProcessPoolExecutor (its
-    # constructor's arguments, kept under these names since Python 3.7);
-    # where one is missing the default serves
+def _pool_settings(executor):
+    """The constructor's arguments of an executor (``max_workers``, and for
+    a ``ProcessPoolExecutor`` its start method, initializer and tasks per
+    child), None where unknown. The one place that reads them: they are
+    private attributes of ``concurrent.futures``' executors (under these
+    names since Python 3.7; ``_max_tasks_per_child`` since 3.11)."""
     options = {'max_workers': getattr(executor, '_max_workers', None),
                'mp_context': getattr(executor, '_mp_context', None),
                'initializer': getattr(executor, '_initializer', None),
@@ -749,7 +750,13 @@ def _fresh_pool(executor):
     tasks = getattr(executor, '_max_tasks_per_child', None)
     if tasks is not None:
         options['max_tasks_per_child'] = tasks
-    return concurrent.futures.ProcessPoolExecutor(**options)
+    return options
+
+
+def _fresh_pool(executor):
+    """A new ``ProcessPoolExecutor`` with the workers, start method and
+    initializer of ``executor``, which a dead worker has broken."""
+    return concurrent.futures.ProcessPoolExecutor(**_pool_settings(executor))
 
 
 def results_table(results, cases=None, *, outputs=None):
