@@ -154,7 +154,10 @@ class JointFriction(ActuatorBase):
     sticks its symbol gives :math:`h` (signed: the child takes
     :math:`-h \hat{a}`) rather than the limit. A ``regularization``
     :math:`\varepsilon > 0` replaces sticking by creep at speeds of order
-    :math:`\varepsilon`; a spherical joint's friction is not switched.
+    :math:`\varepsilon`. A spherical joint's friction is not switched,
+    and no friction is in a run with impacts or backward in time: where
+    such a joint would stick, the run stops with a ``SimulationError``
+    that says so (a ``regularization`` then follows the motion).
 
     Since the reaction depends on :math:`f` and :math:`T`,
     ``simulate(..., joint_friction=[...])`` resolves the loop at every
