@@ -460,10 +460,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
 
     Missing constants are a ``ValueError`` that lists them:
 
-    >>> simulate(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 2.0})
-    Traceback (most recent call last):
-    ...
-    ValueError: simulate(): missing constants: [k]
+    >>> try:
+    ...     simulate(kane, (0, 1), {x: 0.1, v: 0.0}, {m: 2.0})
+    ... except ValueError as error:
+    ...     print(error)
+    simulate(): missing constants: [k]
 
     The tutorial "Simulating a closed-loop mechanism" integrates a four-bar
     linkage with dependent coordinates and speeds.
