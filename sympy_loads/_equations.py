@@ -1,7 +1,7 @@
 """Private: the unconstrained equations of motion of a ``KanesMethod``.
 
 ``simulate()`` eliminates dependent speeds numerically (see
-:mod:`sympy_loads._model`), so it needs Kane's equations with *every*
+:mod:`sympy_loads._simulation.numeric_model`), so it needs Kane's equations with *every*
 speed treated as independent::
 
     M(q, t) u' = F(q, u, t),    M_rs = sum_B m v_r . v_s + w_r . I . w_s

@@ -240,7 +240,7 @@ class Impact:
                 f'normal {normal} (in the frame{"s" if len(frames) > 1 else ""}'
                 f' {", ".join(frames)}) cannot be related to the frame '
                 f'{frame.name}'
-                + (f' or to plane_frame' if plane_frame is not None else '')
+                + (' or to plane_frame' if plane_frame is not None else '')
                 + f': {error} Give the normal in a frame oriented relative '
                 f'to {frame.name}.') from None
         _set_once(self, 'normal', normal)

@@ -79,7 +79,7 @@ from .simulation import (Simulation, SimulationError, SimulationResult,
                          _check_t_eval, _check_t_span, _kanes_method_of,
                          simulate)
 from . import simulation as _simulation
-from ._study_workers import (_case_arguments, _describe, _dumps,
+from ._simulation.workers import (_case_arguments, _describe, _dumps,
                              _from_script, _model_payload, _prepared_state,
                              _run_chunk, _simulate_case, _split_options)
 
@@ -93,7 +93,7 @@ def _unprepared(simulation, options):
     """The model of a :class:`~sympy_loads.Simulation` and ``options`` with
     its construction options added (each given once: TypeError for one
     given again here). The study's workers receive the model and the
-    numeric code already generated for it (see ``_study_workers``)."""
+    numeric code already generated for it (see ``_simulation.workers``)."""
     prepared = simulation.options
     twice = sorted(set(prepared) & set(options))
     if twice:

@@ -64,18 +64,18 @@ import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
 from ._errors import MissingValuesError, SimulationError
-from ._model import NumericModel, _symbol_key
+from ._simulation.numeric_model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
-from ._checks import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
+from ._simulation.arguments import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
                       _check_impacts, _check_joint_friction,
                       _check_max_step, _check_method, _check_t_eval,
                       _check_t_span, _initial_state, _pack_constants,
                       _specified_functions)
-from ._impacts import ImpactEngine, impact_outputs, run
-from ._integrators import integrate
-from ._problem import Problem, evaluate_outputs
-from ._stick_slip import StickSlip, is_forward, watch_unswitched
+from ._simulation.impacts import ImpactEngine, impact_outputs, run
+from ._simulation.integrators import integrate
+from ._simulation.problem import Problem, evaluate_outputs
+from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
 
 __all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError']
 
@@ -339,7 +339,7 @@ def _check_residuals(problem, solver, times, q, u, residual,
 
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
-    """The cached :class:`._model.NumericModel` of ``kane`` (generated on
+    """The cached :class:`._simulation.numeric_model.NumericModel` of ``kane`` (generated on
     the first call for this model, set of friction symbols and back end;
     a model SymEngine cannot compile falls back to NumPy under 'auto')."""
     per_model = _CACHE.setdefault(kane, {})

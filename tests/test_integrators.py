@@ -14,7 +14,7 @@ import sympy as sm
 from scipy.integrate import solve_ivp
 
 from sympy_loads import SimulationError, simulate
-from sympy_loads._integrators import integrate
+from sympy_loads._simulation.integrators import integrate
 from sympy_loads.examples import four_bar
 
 INF = float('inf')

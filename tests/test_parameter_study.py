@@ -14,7 +14,8 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import (HolonomicConstraintSolver, SimulationResult,
                          results_table, simulate, simulate_many)
-from sympy_loads import _study_workers, parameter_study
+from sympy_loads import parameter_study
+from sympy_loads._simulation import workers as _study_workers
 from sympy_loads._numeric import codegen
 from sympy_loads.examples import four_bar
 from sympy_loads.simulation import _CACHE, _SOLVERS
@@ -650,7 +651,7 @@ def _die_on_one_case():
     """Executor initializer: the worker process dies (os._exit) when it
     runs the case with k = CRASH_STIFFNESS."""
     import os
-    from sympy_loads import _study_workers as workers
+    from sympy_loads._simulation import workers
     simulate_here = workers.simulate
 
     def simulate_or_die(model, t_span, initial, constants, **options):
@@ -695,7 +696,7 @@ def test_model_payload_is_made_anew_after_new_output_functions():
     """The pickle sent to workers is reused only while no new output
     function has been generated, even once the bounded cache of output
     functions is full (its size no longer changes)."""
-    from sympy_loads._model import OUTPUT_CACHE_SIZE
+    from sympy_loads._simulation.numeric_model import OUTPUT_CACHE_SIZE
     model = four_bar.build_model()
     kane = model.kane
     constants = four_bar.constants_of(model)

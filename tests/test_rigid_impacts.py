@@ -824,7 +824,7 @@ def test_sweep_with_new_impacts_and_outputs_keeps_a_bounded_cache():
     of only the last few are kept (the earlier Impact objects are freed)."""
     import gc
     import weakref
-    from sympy_loads import _model
+    from sympy_loads._simulation import numeric_model as _model
     bound = getattr(_model, 'OUTPUT_CACHE_SIZE', 16)
     kane, impact, (y, v), constants = ball()
     alive = []
@@ -863,7 +863,7 @@ def test_event_root_falls_back_to_bisection(monkeypatch):
     """Where Brent's method does not converge in its iterations (SciPy's
     brentq raised "Failed to converge" and the run was lost), bisection
     finishes: the root of the gap to adjacent floats."""
-    from sympy_loads import _integrators
+    from sympy_loads._simulation import integrators as _integrators
     monkeypatch.setattr(_integrators, '_BRENT_ITERATIONS', 2)
     t_hit = math.sqrt(2 / G) + 4e4          # a late root: large times
     root = _integrators.find_root(lambda t: (t_hit - t) * (1 + t_hit - t),

@@ -11,7 +11,7 @@ from scipy.integrate import solve_ivp
 from sympy_loads.examples import four_bar
 from sympy_loads.simulation import (SimulationError, SimulationResult,
                                     _numeric_model, simulate)
-import sympy_loads._model as model_module
+import sympy_loads._simulation.numeric_model as model_module
 from sympy_loads import _numeric
 
 BACKENDS = (['compiled', 'numpy'] if _numeric.compiled_available()

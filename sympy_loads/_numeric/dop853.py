@@ -29,7 +29,7 @@ approaching and leaving, room for its record), the impact is located (the
 root of its gap on the dense output, by Brent's method [Brent1973]_) and
 its jump applied (:mod:`.jump`) without returning to Python; every other
 case returns EVENT, and Python resolves it
-(:class:`sympy_loads._impacts.ImpactEngine`).
+(:class:`sympy_loads._simulation.impacts.ImpactEngine`).
 
 The Butcher tableau is Hairer's published one, as SciPy's public
 ``scipy.integrate.DOP853`` holds it (:func:`tableau`); it is passed in as
@@ -383,7 +383,7 @@ def event_root(i, t_old, h, t_new, F, y_old, stage, x, fn, ints, floats,
     tolerance (about four rounding units); NaN where an evaluation fails
     or the gap does not change sign. SciPy's ``brentq`` cannot be called
     from compiled code without a C callback; the Python path of the
-    impacts (:func:`sympy_loads._integrators._locate`) uses it."""
+    impacts (:func:`sympy_loads._simulation.integrators._locate`) uses it."""
     a, b = t_old, t_new
     fa = _gap_at(a, i, t_old, h, F, y_old, stage, x, fn, ints, floats,
                  impact, row, out, g, k, per)
@@ -453,7 +453,7 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     and row ``n_records`` of ``records`` the record ``[t, index, normal
     speed before, after, impulse, u before (nu), u after (nu)]``. Returns
     NaN, leaving ``y``, ``f``, ``g`` and ``g_new`` as they were, for every
-    other case, which :class:`sympy_loads._impacts.ImpactEngine` resolves.
+    other case, which :class:`sympy_loads._simulation.impacts.ImpactEngine` resolves.
 
     ``limits = [contact tolerance, then per impact: rest speed (NaN for
     none), relative rest speed, largest approach speed so far, impacts so
@@ -836,7 +836,7 @@ def load(n, ints, floats, x, fn, impacts=False):
     :func:`dense` for a state of size ``n`` and the right-hand side's
     arguments (in the order of ``Problem.packed_arguments()``), without
     running them (the argument types are those of
-    :func:`sympy_loads._integrators._kernel_dop853`). With ``impacts``
+    :func:`sympy_loads._simulation.integrators._kernel_dop853`). With ``impacts``
     the variant of :func:`advance` that resolves impacts is loaded instead
     (:func:`event_value`, needed only where Python resolves an impact, is
     loaded at its first call). Every model passes arrays of the same

@@ -1,5 +1,5 @@
 """The jump of the speeds at a rigid impact, compiled by numba once per
-installation (see :mod:`sympy_loads._impacts` for the law and the Python
+installation (see :mod:`sympy_loads._simulation.impacts` for the law and the Python
 version, which handles every case this one hands back).
 
 One contact struck alone, at the consistent state in ``x`` (the input

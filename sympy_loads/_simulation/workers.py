@@ -15,8 +15,8 @@ import threading
 import time
 import weakref
 
-from .simulation import SimulationError, simulate
-from . import simulation as _simulation
+from ..simulation import SimulationError, simulate
+from .. import simulation as _simulation
 
 # Options of simulate() that refer to the model's own objects (a joint
 # friction holds a joint of the model, whose points and frames must be

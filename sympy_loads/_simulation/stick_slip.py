@@ -45,7 +45,7 @@ import types
 import numpy as np
 from scipy.integrate import solve_ivp
 
-from ._errors import SimulationError
+from .._errors import SimulationError
 
 __all__ = []
 
@@ -72,7 +72,7 @@ def _margin(limit):
 
 class StickSlip:
     """The stick-slip modes of the exact-sign joint frictions of one
-    :class:`~sympy_loads._problem.Problem` and the phased integration."""
+    :class:`~sympy_loads._simulation.problem.Problem` and the phased integration."""
 
     def __init__(self, problem, joints):
         # joints: (friction slot, index of the joint speed in model u,
@@ -352,7 +352,7 @@ def watch_unswitched(problem, friction_items, stick_slip):
     chatter where its joint sticks (a spherical joint, a run with impacts
     or backward in time, friction other than :class:`JointFriction`); if
     so, ``problem.stall_hint`` says what to do when the integration stalls
-    there (:meth:`~sympy_loads._problem.Problem.watched`)."""
+    there (:meth:`~sympy_loads._simulation.problem.Problem.watched`)."""
     switched = set()
     if stick_slip is not None:
         switched = {problem.nm.friction[slot] for slot in stick_slip.slots}

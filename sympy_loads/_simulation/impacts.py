@@ -4,7 +4,7 @@
 :func:`run` integrates from impact to impact: each :class:`Impact` becomes
 an event (its gap crossing zero downwards) at which
 :meth:`ImpactEngine.resolve` applies the jump of the speeds. The compiled
-DOP853 stepping (:func:`._integrators.integrate`) locates it and goes on
+DOP853 stepping (:func:`.integrators.integrate`) locates it and goes on
 from the new state with its last step size within one run; SciPy's
 ``solve_ivp`` (where the right-hand side calls Python) ends at it as a
 terminal event and :func:`run` restarts it from the new state. The jump is
@@ -30,11 +30,11 @@ import weakref
 import numpy as np
 import sympy as sm
 
-from ._errors import SimulationError
-from ._integrators import _EPS, integrate
-from ._model import OUTPUT_CACHE_SIZE
-from ._problem import format_state
-from ._utils import lru_get, lru_put
+from .._errors import SimulationError
+from .integrators import _EPS, integrate
+from .numeric_model import OUTPUT_CACHE_SIZE
+from .problem import format_state
+from .._utils import lru_get, lru_put
 
 __all__ = []
 
@@ -226,7 +226,7 @@ class ImpactEngine:
     def event_values(self, t, y):
         """``(gaps, normal speeds)`` at the integrator state ``(t, y)``,
         the gaps plus the offsets set at the last restart: the terminal
-        events of :func:`._integrators._ivp_with_impacts` (each gap
+        events of :func:`.integrators._ivp_with_impacts` (each gap
         crossing zero downwards)."""
         values = self._values_of_state(t, y)
         return values[0] + self.offsets, values[1]
@@ -530,7 +530,7 @@ class ImpactEngine:
 
     def result_records(self):
         """The :class:`~sympy_loads.ImpactRecord` of every impact."""
-        from .impacts import ImpactRecord
+        from ..impacts import ImpactRecord
         return tuple(
             ImpactRecord(time=t, index=i, name=self.impacts[i].name,
                          normal_speed_before=before,

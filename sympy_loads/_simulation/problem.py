@@ -17,9 +17,9 @@ import time
 
 import numpy as np
 
-from ._checks import ConstantInput
-from ._errors import ConstraintSolverError, SimulationError
-from ._numeric import numpy_kernels
+from .arguments import ConstantInput
+from .._errors import ConstraintSolverError, SimulationError
+from .._numeric import numpy_kernels
 
 __all__ = []
 
@@ -47,7 +47,7 @@ class Problem:
         self.solver = solver
         self.friction_functions = friction_functions
         # the stick-slip modes of exact-sign joint friction, if any
-        # (:class:`._stick_slip.StickSlip` attaches itself here)
+        # (:class:`.stick_slip.StickSlip` attaches itself here)
         self.stick_slip = None
         # what a stalled integration most likely meets (see watched())
         self.stall_hint = None
@@ -80,7 +80,7 @@ class Problem:
                 [1e-12, 1e-10, 50, 0.0])
         if self.compiled:
             start = time.perf_counter()
-            from ._numeric import rhs
+            from .._numeric import rhs
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
@@ -159,7 +159,7 @@ class Problem:
         q, u = self.full_state(t, y)
         self._compiled_derivatives(self.input_vector(t, q, u))
         if self.steppable:
-            from ._numeric import dop853
+            from .._numeric import dop853
             dop853.load(self.state_size, *self.packed_arguments(),
                         impacts=impacts)
         self.kernel_seconds += time.perf_counter() - start

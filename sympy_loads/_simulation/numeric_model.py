@@ -24,11 +24,11 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
-from ._equations import unconstrained_equations
-from ._numeric.codegen import (CodegenError, MiscompiledError, generate,
+from .._equations import unconstrained_equations
+from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
-from ._numeric.codegen import to_symengine
-from ._utils import (_as_loads, _internal_prefix, _kanes_parts, lru_get,
+from .._numeric.codegen import to_symengine
+from .._utils import (_as_loads, _internal_prefix, _kanes_parts, lru_get,
                      lru_put)
 
 __all__ = []

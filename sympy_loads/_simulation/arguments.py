@@ -7,7 +7,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
 
-from ._utils import _as_float, _real_array
+from .._utils import _as_float, _real_array
 
 _TIME = dynamicsymbols._t
 
@@ -244,7 +244,7 @@ def _check_impacts(impacts, method, t0, t1):
     against the model's by :func:`_check_impact_frames`."""
     if impacts is None:
         return []
-    from .impacts import Impact
+    from ..impacts import Impact
     if isinstance(impacts, Impact):
         raise TypeError('impacts must be a sequence of Impact objects; put '
                         'a single one in a list.')

@@ -49,9 +49,9 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
               resolve=None):
     """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
 
-    ``impacts`` (an :class:`~sympy_loads._impacts.ImpactEngine`) makes
+    ``impacts`` (an :class:`~sympy_loads._simulation.impacts.ImpactEngine`) makes
     each impact a terminal event; ``problem`` is the
-    :class:`~sympy_loads._problem.Problem` whose right-hand side ``fun``
+    :class:`~sympy_loads._simulation.problem.Problem` whose right-hand side ``fun``
     is. ``method='DOP853'`` steps in compiled code (:func:`_kernel_dop853`)
     where the problem's right-hand side is wholly compiled; otherwise
     without ``t_eval`` or impacts it takes SciPy's compiled DOP853. The
@@ -109,7 +109,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     further, ``fun`` (whose diagnosing path reports why) is called at that
     state; if it succeeds there the rest of the interval is left to
     ``solve_ivp``."""
-    from ._numeric import dop853 as kernel
+    from .._numeric import dop853 as kernel
     t0, t1 = float(t_span[0]), float(t_span[1])
     y = np.array(y0, dtype=float)
     n = y.size

@@ -1,0 +1,16 @@
+"""The private pipeline behind :class:`sympy_loads.Simulation`, in the order
+data flows through it:
+
+* :mod:`.arguments`: checks of the arguments, constants and initial
+  conditions packed for the numeric model;
+* :mod:`.numeric_model`: the generated functions of one ``KanesMethod``
+  (:class:`~.numeric_model.NumericModel`) and of its outputs;
+* :mod:`.problem`: one run's numeric problem (state layout, coordinate
+  partitioning, the right-hand side and its diagnosing path);
+* :mod:`.integrators`: the integrators (compiled DOP853 stepping, SciPy's);
+* :mod:`.impacts` and :mod:`.stick_slip`: runs in phases, between impacts
+  or switches of joint friction;
+* :mod:`.workers`: the parts of a parameter study that run in workers.
+
+Nothing here is public API.
+"""
