@@ -641,18 +641,18 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
        Coulomb friction in joints by relaxation.
     """
-    run_options = dict(t_eval=t_eval, rtol=rtol, atol=atol, method=method,
-                       specified=specified, max_step=max_step,
-                       friction_tolerance=friction_tolerance,
-                       friction_max_iterations=friction_max_iterations,
-                       friction_relaxation=friction_relaxation)
+    start = time.perf_counter()
     # the run's own arguments are checked before the model's code is made
-    _check_run_options(t_span, run_options, impacts=impacts)
+    checked = _check_run_options(t_span, dict(
+        t_eval=t_eval, rtol=rtol, atol=atol, method=method,
+        max_step=max_step, friction_tolerance=friction_tolerance,
+        friction_max_iterations=friction_max_iterations,
+        friction_relaxation=friction_relaxation), impacts=impacts)
     simulation = Simulation(model, outputs=outputs, impacts=impacts,
                             joint_friction=joint_friction, backend=backend,
                             constraint_options=constraint_options)
-    return simulation.run(t_span, initial_conditions, constants,
-                          **run_options)
+    return simulation._run(start, checked, initial_conditions, constants,
+                           specified)
 
 
 def _check_run_options(t_span, options, impacts=None):
@@ -851,16 +851,42 @@ class Simulation:
         Examples
         ========
 
-        See :class:`Simulation`.
+        A particle falling from rest under gravity, run for two values of
+        ``g`` (the exact fall is ``g t**2 / 2``):
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import Simulation
+        >>> y, v = me.dynamicsymbols('y v')
+        >>> g = sm.Symbol('g')
+        >>> N = me.ReferenceFrame('N')
+        >>> O = me.Point('O'); O.set_vel(N, 0)
+        >>> P = O.locatenew('P', y*N.y); P.set_vel(N, v*N.y)
+        >>> kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+        >>> _ = kane.kanes_equations([me.Particle('p', P, 1)],
+        ...                          [(P, -g*N.y)])
+        >>> fall = Simulation(kane)
+        >>> [round(float(fall.run((0, 2), {y: 0.0, v: 0.0}, {g: value},
+        ...                       t_eval=[2.0]).q[-1, 0]), 9)
+        ...  for value in (9.81, 1.62)]
+        [-19.62, -3.24]
         """
         start = time.perf_counter()
+        checked = _check_run_options(t_span, dict(
+            t_eval=t_eval, rtol=rtol, atol=atol, method=method,
+            max_step=max_step, friction_tolerance=friction_tolerance,
+            friction_max_iterations=friction_max_iterations,
+            friction_relaxation=friction_relaxation),
+            impacts=self._impact_items or None)
+        return self._run(start, checked, initial_conditions, constants,
+                         specified)
+
+    def _run(self, start, checked, initial_conditions, constants,
+             specified):
+        """:meth:`run` after its checks (``checked``, from
+        :func:`_check_run_options`), its clock started at ``start``."""
         (t0, t1, t_eval, method, max_step, rtol, atol,
-         friction_options) = _check_run_options(t_span, dict(
-             t_eval=t_eval, rtol=rtol, atol=atol, method=method,
-             max_step=max_step, friction_tolerance=friction_tolerance,
-             friction_max_iterations=friction_max_iterations,
-             friction_relaxation=friction_relaxation),
-             impacts=self._impact_items or None)
+         friction_options) = checked
         problem, solver, engine, stick_slip, y0, constants_map = \
             self._start(t0, t1, initial_conditions, constants, specified,
                         atol, friction_options)
