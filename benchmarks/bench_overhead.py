@@ -56,8 +56,9 @@ def main(argv=None):
     print(f'four-bar, {args.duration} s of motion, DOP853, best of '
           f'{args.rounds} rounds')
     for name, (best, result) in results.items():
+        integration = result.timings['integration'] * 1e3
         print(f'  {name:18s} {best * 1e3:8.3f} ms  ({result.nfev} '
-              f'evaluations, integration {result.timings["integration"]*1e3:.3f} ms)')
+              f'evaluations, integration {integration:.3f} ms)')
     if len(results) == 2:
         a, b = (results[name][0] for name in results)
         print(f'  simulate() / Simulation.run() = {a / b:.2f}')

@@ -1,8 +1,8 @@
 """Private: the unconstrained equations of motion of a ``KanesMethod``.
 
 ``simulate()`` eliminates dependent speeds numerically (see
-:mod:`sympy_loads._simulation.numeric_model`), so it needs Kane's equations with *every*
-speed treated as independent::
+:mod:`sympy_loads._simulation.numeric_model`), so it needs Kane's
+equations with *every* speed treated as independent::
 
     M(q, t) u' = F(q, u, t),    M_rs = sum_B m v_r . v_s + w_r . I . w_s
 

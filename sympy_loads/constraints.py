@@ -36,6 +36,8 @@ References
    Section 4, Module 4 (2011), pages 2-14.
 """
 
+import copy
+
 import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols
@@ -454,6 +456,7 @@ class HolonomicConstraintSolver(ConstraintKinematics):
         self._constants = {key: values[key] for key in constants}
         self._time = time
         self._p = np.array([values[key] for key in used], dtype=float)
+        self._used = tuple(used)
         self._symbols = (q_syms, u_syms, t_sym, p_syms, phi)
 
     def _generate(self):
@@ -622,6 +625,56 @@ class HolonomicConstraintSolver(ConstraintKinematics):
     def constants(self):
         """Numeric values of the constants (a copy)."""
         return dict(self._constants)
+
+    def with_constants(self, constants):
+        r"""A solver of the same constraints with other values of (some of)
+        the constants, sharing this solver's generated code: nothing is
+        derived or compiled again, so a sweep over a constant of the
+        constraints costs one solver's set-up.
+
+        Examples
+        ========
+
+        >>> import sympy as sm
+        >>> from sympy_loads import HolonomicConstraintSolver
+        >>> x, y, r = sm.symbols('x y r')
+        >>> circle = HolonomicConstraintSolver(
+        ...     [x**2 + y**2 - r**2], [x, y], [y], constants={r: 5.0})
+        >>> circle.with_constants({r: 13.0}).solve_positions([5.0, 1.0])
+        array([ 5., 12.])
+        >>> circle.solve_positions([3.0, 1.0])       # unchanged
+        array([3., 4.])
+
+        Parameters
+        ==========
+
+        constants : dict
+            New values of keys of :attr:`constants`; the others keep
+            theirs.
+
+        Raises
+        ======
+
+        TypeError
+            ``constants`` is not a dict, or a value is not a real number.
+        ValueError
+            A key is not one of this solver's constants.
+        """
+        _check_type('constants', constants, dict)
+        unknown = [key for key in constants if key not in self._constants]
+        if unknown:
+            raise ValueError(
+                f'constants: {unknown} are not constants of this solver '
+                f'(those are {list(self._constants)}); make a new solver '
+                f'for other symbols.')
+        values = dict(self._constants)
+        for key, value in constants.items():
+            values[key] = _as_float(f'constants: the value of {key}', value)
+        new = copy.copy(self)
+        new._constants = values
+        new._p = np.array([values[key] for key in self._used], dtype=float)
+        new._engine = self._engine.with_parameters(new._p)
+        return new
 
     @property
     def time(self):

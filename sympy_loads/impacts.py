@@ -237,7 +237,8 @@ class Impact:
             # SymPy's own words on frames it cannot relate
             frames = sorted({f.name for f in _frames_of(normal)})
             raise ValueError(
-                f'normal {normal} (in the frame{"s" if len(frames) > 1 else ""}'
+                f'normal {normal} (in the frame'
+                f'{"s" if len(frames) > 1 else ""}'
                 f' {", ".join(frames)}) cannot be related to the frame '
                 f'{frame.name}'
                 + (' or to plane_frame' if plane_frame is not None else '')

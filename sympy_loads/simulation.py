@@ -64,18 +64,19 @@ import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
 from ._errors import MissingValuesError, SimulationError
-from ._simulation.numeric_model import NumericModel, _symbol_key
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
-from ._simulation.arguments import (IMPLICIT_METHODS, _as_float, _check_impact_frames,
-                      _check_impacts, _check_joint_friction,
-                      _check_max_step, _check_method, _check_t_eval,
-                      _check_t_span, _initial_state, _pack_constants,
-                      _specified_functions)
+from ._simulation.arguments import (
+    IMPLICIT_METHODS, _as_float, _check_impact_frames, _check_impacts,
+    _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
+    _check_t_span, _initial_state, _pack_constants, _specified_functions)
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
 from ._simulation.integrators import integrate
+from ._simulation.numeric_model import (OUTPUT_CACHE_SIZE, NumericModel,
+                                        _symbol_key)
 from ._simulation.problem import Problem, evaluate_outputs
 from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
+from ._utils import lru_get, lru_put
 
 __all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError']
 
@@ -339,9 +340,10 @@ def _check_residuals(problem, solver, times, q, u, residual,
 
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
-    """The cached :class:`._simulation.numeric_model.NumericModel` of ``kane`` (generated on
-    the first call for this model, set of friction symbols and back end;
-    a model SymEngine cannot compile falls back to NumPy under 'auto')."""
+    """The cached :class:`._simulation.numeric_model.NumericModel` of
+    ``kane`` (generated on the first call for this model, set of friction
+    symbols and back end; a model SymEngine cannot compile falls back to
+    NumPy under 'auto')."""
     per_model = _CACHE.setdefault(kane, {})
     key = (tuple(friction_symbols), backend)
     if key not in per_model:
@@ -385,18 +387,30 @@ def _constraint_constants(nm):
 
 
 def _constraint_solver(kane, nm, constants_mapping, options):
-    """Return the :class:`HolonomicConstraintSolver` of the model, cached
-    per model, values of the constants in its constraints and options (its
-    numeric code, compiled by numba when available, is generated once)."""
+    """Return the :class:`HolonomicConstraintSolver` of the model for the
+    values of the constants in its constraints and the options: its code is
+    generated once per model and options, and a solver for other values
+    shares it (:meth:`~HolonomicConstraintSolver.with_constants`); the
+    last :data:`~._simulation.numeric_model.OUTPUT_CACHE_SIZE` sets of
+    values are kept."""
     from .constraints import HolonomicConstraintSolver
     used = _constraint_constants(nm)
     values = {s: constants_mapping[s] for s in used}
-    key = (tuple(values.items()), tuple(sorted(options.items())))
+    options_key = tuple(sorted(options.items()))
+    key = (tuple(values.items()), options_key)
     per_model = _SOLVERS.setdefault(kane, {})
-    if key not in per_model:
-        per_model[key] = HolonomicConstraintSolver.from_kanes_method(
-            kane, values, **options)
-    return per_model[key]
+    solver = lru_get(per_model, key)
+    if solver is None:
+        # another solver of these options lends its generated code
+        siblings = [s for (_, o), s in list(per_model.items())
+                    if o == options_key]
+        if siblings:
+            solver = siblings[-1].with_constants(values)
+        else:
+            solver = HolonomicConstraintSolver.from_kanes_method(
+                kane, values, **options)
+        lru_put(per_model, key, solver, OUTPUT_CACHE_SIZE)
+    return solver
 
 
 def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,

@@ -830,3 +830,21 @@ def test_empty_batches_give_empty_arrays_of_the_right_shape(backend, name):
     np.testing.assert_allclose(J[0, 0], [-R_VALUE * np.sin(theta0),
                                          -L_VALUE * np.sin(row[0, 1]), -1.0],
                                rtol=1e-12)
+
+
+def test_with_constants_shares_the_code_and_checks_its_keys():
+    x, y, r, s = sm.symbols('x y r s')
+    circle = HolonomicConstraintSolver([x**2 + y**2 - r**2], [x, y], [y],
+                                       constants={r: 5.0})
+    bigger = circle.with_constants({r: 13.0})
+    np.testing.assert_allclose(bigger.solve_positions([5.0, 1.0]),
+                               [5.0, 12.0], rtol=1e-14)
+    np.testing.assert_allclose(circle.solve_positions([3.0, 1.0]),
+                               [3.0, 4.0], rtol=1e-14)
+    assert bigger.constants == {r: 13.0} and circle.constants == {r: 5.0}
+    assert bigger._engine.resjac is circle._engine.resjac
+    with pytest.raises(ValueError, match=r'\[s\] are not constants of '
+                                         r'this solver'):
+        circle.with_constants({s: 1.0})
+    with pytest.raises(TypeError, match='constants'):
+        circle.with_constants([13.0])

@@ -135,3 +135,33 @@ def test_construction_checks_its_options(model):
     with pytest.raises(TypeError, match='constraint_options must be a '
                                         'mapping'):
         Simulation(model.kane, constraint_options=1e-12)
+
+
+def test_a_sweep_over_a_constraint_constant_generates_its_code_once(
+        monkeypatch):
+    """Runs with new values of the loop's closing length ``ln`` share one
+    constraint solver's generated code (HolonomicConstraintSolver.
+    with_constants): the constraint functions are generated once, and
+    every run is on its own constraints."""
+    from sympy_loads._numeric import codegen
+    made = []
+    original = codegen.GeneratedFunction.__init__
+
+    def counting(self, inputs, outputs, backend, name='function', **kw):
+        made.append(name)
+        original(self, inputs, outputs, backend, name, **kw)
+    monkeypatch.setattr(codegen.GeneratedFunction, '__init__', counting)
+    fresh = four_bar.build_model()
+    linkage = Simulation(fresh.kane)
+    initial = four_bar.initial_conditions(fresh)
+    for ln in (2.0, 2.05, 2.1, 1.95):
+        result = linkage.run(T_SPAN, initial,
+                             four_bar.constants_of(fresh, ln=ln), **RUN)
+        assert result.constraint_residual.max() <= 1e-12
+        # the loop closes on ln: P4's x is ln
+        q1, q2, q3 = result.q[-1]
+        la, lb, lc = 0.8, 2.0, 1.0
+        tip = (la * np.cos(q1) + lb * np.cos(q1 + q2)
+               + lc * np.cos(q1 + q2 + q3))
+        assert tip == pytest.approx(ln, abs=1e-12)
+    assert made.count('resjac') == 1 and made.count('rates') == 1

@@ -97,6 +97,14 @@ class ConstraintEngine:
             self._iwork = np.zeros(max(nd, 1), dtype=np.int64)
             self._rates_work = np.zeros(newton.rates_work_size(n, nc, nd))
 
+    def with_parameters(self, p):
+        """An engine of the same functions (shared, not generated again)
+        with the constants ``p``, and work arrays of its own."""
+        return ConstraintEngine(None, self.resjac, self.rates_function,
+                                self.n, self.nc, self.dep, self.ind, p,
+                                (self.tol, self.step_tol, self.maxit),
+                                self.backend)
+
     @property
     def seconds(self):
         """Code generation time of the two functions."""

@@ -453,7 +453,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     and row ``n_records`` of ``records`` the record ``[t, index, normal
     speed before, after, impulse, u before (nu), u after (nu)]``. Returns
     NaN, leaving ``y``, ``f``, ``g`` and ``g_new`` as they were, for every
-    other case, which :class:`sympy_loads._simulation.impacts.ImpactEngine` resolves.
+    other case, which
+    :class:`sympy_loads._simulation.impacts.ImpactEngine` resolves.
 
     ``limits = [contact tolerance, then per impact: rest speed (NaN for
     none), relative rest speed, largest approach speed so far, impacts so
@@ -836,7 +837,8 @@ def load(n, ints, floats, x, fn, impacts=False):
     :func:`dense` for a state of size ``n`` and the right-hand side's
     arguments (in the order of ``Problem.packed_arguments()``), without
     running them (the argument types are those of
-    :func:`sympy_loads._simulation.integrators._kernel_dop853`). With ``impacts``
+    :func:`sympy_loads._simulation.integrators._kernel_dop853`). With
+    ``impacts``
     the variant of :func:`advance` that resolves impacts is loaded instead
     (:func:`event_value`, needed only where Python resolves an impact, is
     loaded at its first call). Every model passes arrays of the same

@@ -1,6 +1,6 @@
 """The jump of the speeds at a rigid impact, compiled by numba once per
-installation (see :mod:`sympy_loads._simulation.impacts` for the law and the Python
-version, which handles every case this one hands back).
+installation (see :mod:`sympy_loads._simulation.impacts` for the law and
+the Python version, which handles every case this one hands back).
 
 One contact struck alone, at the consistent state in ``x`` (the input
 vector of :mod:`.rhs`). With ``u = C u_i`` on the velocity constraints,

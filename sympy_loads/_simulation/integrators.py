@@ -49,11 +49,11 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
               resolve=None):
     """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
 
-    ``impacts`` (an :class:`~sympy_loads._simulation.impacts.ImpactEngine`) makes
-    each impact a terminal event; ``problem`` is the
-    :class:`~sympy_loads._simulation.problem.Problem` whose right-hand side ``fun``
-    is. ``method='DOP853'`` steps in compiled code (:func:`_kernel_dop853`)
-    where the problem's right-hand side is wholly compiled; otherwise
+    ``impacts`` (an :class:`~.impacts.ImpactEngine`) makes each impact a
+    terminal event; ``problem`` is the :class:`~.problem.Problem` whose
+    right-hand side ``fun`` is. ``method='DOP853'`` steps in compiled code
+    (:func:`_kernel_dop853`) where the problem's right-hand side is wholly
+    compiled; otherwise
     without ``t_eval`` or impacts it takes SciPy's compiled DOP853. The
     ``'odeint'`` method takes SciPy's ``odeint`` (which locates no
     events), every other case ``solve_ivp``. ``first_step`` (the compiled

@@ -270,7 +270,8 @@ class Problem:
         if bad:
             raise SimulationError(
                 f'the specified input {bad[0]} is not finite at t = '
-                f'{float(t):.10g}: it returned {values[nm.specified.index(bad[0])]!r} '
+                f'{float(t):.10g}: it returned '
+                f'{values[nm.specified.index(bad[0])]!r} '
                 f'({format_state(self.state_symbols, y)}).',
                 time=t, q=np.asarray(y[:self.nq]))
 

@@ -72,7 +72,7 @@ def _margin(limit):
 
 class StickSlip:
     """The stick-slip modes of the exact-sign joint frictions of one
-    :class:`~sympy_loads._simulation.problem.Problem` and the phased integration."""
+    :class:`~.problem.Problem` and the phased integration."""
 
     def __init__(self, problem, joints):
         # joints: (friction slot, index of the joint speed in model u,
