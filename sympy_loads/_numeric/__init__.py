@@ -52,6 +52,13 @@ ARMIJO = 1e-4
 STALL_DECREASE = 1e-8
 STALL_ITERATIONS = 3
 
+# The compiled DOP853's state vector (:func:`.dop853.advance`, which
+# documents each entry): the indices by name.
+(S_T, S_H, S_T_END, S_RTOL, S_ATOL, S_MAX_STEP, S_NEXT_SAMPLE, S_WRITTEN,
+ S_NFEV, S_T_OLD, S_DIRECTION, S_T_FAILED, S_IMPACTS, S_PER_IMPACT,
+ S_STRUCK, S_RESOLVE, S_FRESH, S_BRACKET_END) = range(18)
+STATE_SIZE = 18
+
 BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
 # compiled_available()'s positive answer, once found
 _AVAILABLE = []

@@ -35,34 +35,42 @@ The Butcher tableau is Hairer's published one, as SciPy's public
 ``scipy.integrate.DOP853`` holds it (:func:`tableau`); it is passed in as
 arrays.
 
-``state`` (floats, read and updated by :func:`advance`):
+``state`` (floats, read and updated by :func:`advance`), its entries named
+in :mod:`sympy_loads._numeric` (``state[S_T]``, ...):
 
-=====  ================================================================
-index  meaning
-=====  ================================================================
-0      ``t``, the time of ``y``
-1      the size of the next step to try (absolute)
-2      the end of the interval
-3, 4   ``rtol``, ``atol``
-5      the largest step
-6      index of the next sample of ``t_eval`` (the run's samples)
-7      samples written into ``out_t``, ``out_y``
-8      evaluations of the right-hand side
-9      ``t_old``: the start of the last step (its dense output is in
-       ``F`` and ``y_old``)
-10     direction of integration (1 or -1)
-11     the time of a failed evaluation (its state is in ``stage``)
-12     number of impacts, 13: outputs per impact in the impact function
-14     impacts resolved in compiled code (:func:`strike`) and recorded
-15     nonzero: resolve impacts in compiled code where :func:`strike` can
-16     nonzero: ``f`` is not yet the derivative at ``(t, y)``;
-       :func:`advance` evaluates it first (and, where ``state[1]`` is NaN,
-       chooses the first step as ``solve_ivp`` does, :func:`start`)
-17     at an EVENT: the end of the bracket of the gaps' roots, ``t_new``
-       or, where a gap dips below zero inside the step and returns
-       (:func:`first_closing`), the first time found in the step at which
-       a gap is zero or below
-=====  ================================================================
+=================  =====================================================
+name               meaning
+=================  =====================================================
+``S_T``            ``t``, the time of ``y``
+``S_H``            the size of the next step to try (absolute)
+``S_T_END``        the end of the interval
+``S_RTOL``,        ``rtol``, ``atol``
+``S_ATOL``
+``S_MAX_STEP``     the largest step
+``S_NEXT_SAMPLE``  index of the next sample of ``t_eval`` (the run's
+                   samples)
+``S_WRITTEN``      samples written into ``out_t``, ``out_y``
+``S_NFEV``         evaluations of the right-hand side
+``S_T_OLD``        the start of the last step (its dense output is in
+                   ``F`` and ``y_old``)
+``S_DIRECTION``    direction of integration (1 or -1)
+``S_T_FAILED``     the time of a failed evaluation (its state is in
+                   ``stage``)
+``S_IMPACTS``      number of impacts
+``S_PER_IMPACT``   outputs per impact in the impact function
+``S_STRUCK``       impacts resolved in compiled code (:func:`strike`) and
+                   recorded
+``S_RESOLVE``      nonzero: resolve impacts in compiled code where
+                   :func:`strike` can
+``S_FRESH``        nonzero: ``f`` is not yet the derivative at ``(t, y)``;
+                   :func:`advance` evaluates it first (and, where
+                   ``state[S_H]`` is NaN, chooses the first step as
+                   ``solve_ivp`` does, :func:`start`)
+``S_BRACKET_END``  at an EVENT: the end of the bracket of the gaps' roots,
+                   ``t_new`` or, where a gap dips below zero inside the
+                   step and returns (:func:`first_closing`), the first
+                   time found in the step at which a gap is zero or below
+=================  =====================================================
 
 Gaps that dip inside a step: a contact that approaches at the step's
 start (``v_n < 0``) or leaves at its end (``v_n > 0``) may have a minimum
@@ -89,6 +97,10 @@ import math
 
 import numpy as np
 
+from . import (S_ATOL, S_BRACKET_END, S_DIRECTION, S_FRESH, S_H, S_IMPACTS,
+               S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE,
+               S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED, S_T_OLD,
+               S_WRITTEN)
 from .jit import call, inline, jit
 from .jump import impact_jump
 from .rhs import inputs_packed, rhs_packed
@@ -177,28 +189,28 @@ def _rms_scaled(a, b, scale):
 
 @inline
 def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
-    """The derivative ``f`` at ``(state[0], y)`` and, where ``state[1]``
-    is NaN, the first step into ``state[1]``: ``solve_ivp``'s choice for
+    """The derivative ``f`` at ``(state[S_T], y)`` and, where ``state[S_H]``
+    is NaN, the first step into ``state[S_H]``: ``solve_ivp``'s choice for
     DOP853 (its ``select_initial_step``, error estimator order 7,
     [Hairer1993]_ sec. II.4), one more evaluation. Returns the number of
     evaluations and their status (a failed one's state is in ``stage``,
-    its time in ``state[11]``)."""
-    t = state[0]
+    its time in ``state[S_T_FAILED]``)."""
+    t = state[S_T]
     n = y.shape[0]
     count, status = _stages(0, 1, t, 0.0, y, K, A, C, stage, x, fn, ints,
                             floats)
     if status != 0:
-        state[11] = t
+        state[S_T_FAILED] = t
         return count, status
     for i in range(n):
         f[i] = K[0, i]
-    if not math.isnan(state[1]):
+    if not math.isnan(state[S_H]):
         return count, 0
-    t_bound, rtol, atol = state[2], state[3], state[4]
-    max_step, direction = state[5], state[10]
+    t_bound, rtol, atol = state[S_T_END], state[S_RTOL], state[S_ATOL]
+    max_step, direction = state[S_MAX_STEP], state[S_DIRECTION]
     interval = abs(t_bound - t)
     if interval == 0.0:
-        state[1] = 0.0
+        state[S_H] = 0.0
         return count, 0
     scale = np.empty(n)
     zero = np.zeros(n)
@@ -214,14 +226,14 @@ def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
                             stage, x, fn, ints, floats)
     count += extra
     if status != 0:
-        state[11] = t + h0 * direction
+        state[S_T_FAILED] = t + h0 * direction
         return count, status
     d2 = _rms_scaled(K[0], f, scale) / h0
     if d1 <= 1e-15 and d2 <= 1e-15:
         h1 = max(1e-6, h0 * 1e-3)
     else:
         h1 = (0.01 / max(d1, d2)) ** (1.0 / 8.0)
-    state[1] = min(100.0 * h0, h1, interval, max_step)
+    state[S_H] = min(100.0 * h0, h1, interval, max_step)
     return count, 0
 
 
@@ -282,9 +294,10 @@ def event_value(t, i, state, F, y_old, stage, x, fn, ints, floats, impact,
     """Impact ``i``'s gap plus its offset on the dense output of the last
     step at ``t`` (NaN where the dependent coordinates cannot be
     solved)."""
-    return _gap_at(t, i, state[9], state[0] - state[9], F, y_old, stage, x,
-                   fn, ints, floats, impact, row, out, g, int(state[12]),
-                   int(state[13]))
+    t_old = state[S_T_OLD]
+    return _gap_at(t, i, t_old, state[S_T] - t_old, F, y_old, stage, x,
+                   fn, ints, floats, impact, row, out, g,
+                   int(state[S_IMPACTS]), int(state[S_PER_IMPACT]))
 
 
 @inline
@@ -575,42 +588,42 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
 def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             E3, E5, D, K, F, y_old, y_new, stage, impact, row, out, g,
             g_new, limits, records):
-    """Step from ``(state[0], y)`` (``f`` = the derivative there, or
-    evaluated first where ``state[16]`` says so, :func:`start`) towards
-    ``state[2]``; returns one of the codes above. Samples: the points of
+    """Step from ``(state[S_T], y)`` (``f`` = the derivative there, or
+    evaluated first where ``state[S_FRESH]`` says so, :func:`start`) towards
+    ``state[S_T_END]``; returns one of the codes above. Samples: the points of
     ``t_eval`` passed (by the dense output) or, when ``t_eval`` is empty,
     every step's end, into ``out_t`` and ``out_y`` (FULL when those are
-    full). Impacts (``state[12] > 0``): ``g[:k]`` holds the gaps at
+    full). Impacts (``state[S_IMPACTS] > 0``): ``g[:k]`` holds the gaps at
     ``y``; a step at whose end one of them has fallen to zero or below
     returns EVENT with its dense output in ``F`` and ``y_old``, ``y`` and
     ``f`` left at the step's start and ``g_new`` at its end, unless
-    ``state[15]`` is nonzero and :func:`strike` resolves the impact here
-    (``limits`` and ``records`` are its; ``state[14]`` counts the records
+    ``state[S_RESOLVE]`` is nonzero and :func:`strike` resolves the impact here
+    (``limits`` and ``records`` are its; ``state[S_STRUCK]`` counts the records
     written): the stepping then goes on from the state after it, and
     without ``t_eval`` the impact's time is sampled twice, before and
     after. Without impacts ``limits`` and ``records`` are None, and that
     variant compiles without :func:`strike` (an installation's first use
     then compiles the impacts' variant only when a run has impacts)."""
     n = y.shape[0]
-    t, h_abs, t_bound = state[0], state[1], state[2]
-    rtol, atol, max_step = state[3], state[4], state[5]
-    i_eval, n_out = int(state[6]), int(state[7])
-    nfev = int(state[8])
-    direction = state[10]
-    k, per = int(state[12]), int(state[13])
+    t, h_abs, t_bound = state[S_T], state[S_H], state[S_T_END]
+    rtol, atol, max_step = state[S_RTOL], state[S_ATOL], state[S_MAX_STEP]
+    i_eval, n_out = int(state[S_NEXT_SAMPLE]), int(state[S_WRITTEN])
+    nfev = int(state[S_NFEV])
+    direction = state[S_DIRECTION]
+    k, per = int(state[S_IMPACTS]), int(state[S_PER_IMPACT])
     n_eval = t_eval.shape[0]
     capacity = out_t.shape[0]
     code = FINISHED
     steps = 0
-    if state[16] != 0.0:
+    if state[S_FRESH] != 0.0:
         count, status = start(state, y, f, K, A, C, y_new, stage, x, fn,
                               ints, floats)
-        state[8] += count
+        state[S_NFEV] += count
         if status != 0:
             return FAILED
-        state[16] = 0.0
-        h_abs = state[1]
-        nfev = int(state[8])
+        state[S_FRESH] = 0.0
+        h_abs = state[S_H]
+        nfev = int(state[S_NFEV])
     while True:
         if direction * (t - t_bound) >= 0.0:
             code = FINISHED
@@ -651,7 +664,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                 # can take it far from the solution, e.g. off the
                 # constraints' assembly): the step is rejected like one
                 # whose error is not finite
-                state[11] = t + C[count] * h
+                state[S_T_FAILED] = t + C[count] * h
                 failed = True
                 h_abs *= MIN_FACTOR
                 rejected = True
@@ -716,7 +729,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                                     A, C, stage, x, fn, ints, floats)
             nfev += count
             if status != 0:
-                state[11] = t + C[N_STAGES + count] * h
+                state[S_T_FAILED] = t + C[N_STAGES + count] * h
                 code = FAILED
                 break
             for i in range(n):
@@ -730,7 +743,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                         total += D[r, j] * K[j, i]
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
-            state[9] = t
+            state[S_T_OLD] = t
         if limits is not None and (active or suspect):
             # the first time within the step at which a gap closes: the
             # end of the roots' bracket (see first_closing)
@@ -762,13 +775,13 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                         g_new[2 * k + i] = probe[2 * k + i]
         # (without impacts limits is None: numba then prunes this branch,
         # and the stepping compiles without strike())
-        if limits is not None and active and state[15] != 0.0 and (
+        if limits is not None and active and state[S_RESOLVE] != 0.0 and (
                 n_eval > 0 or n_out + 2 <= capacity):
             t_hit = strike(t, h, t_end, y, f, F, y_old, y_new, stage, x,
                            fn, ints, floats, impact, row, out, g, g_new, k,
-                           per, limits, records, int(state[14]))
+                           per, limits, records, int(state[S_STRUCK]))
             if math.isfinite(t_hit):
-                state[14] += 1
+                state[S_STRUCK] += 1
                 nfev += 1           # the derivative after the impact
                 i_eval, n_out = samples_until(F, y_old, t, h, t_hit,
                                               direction, t_eval, i_eval,
@@ -784,12 +797,12 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                 continue
         if active:
             # Python finds the root; y and f stay at the step's start
-            state[0] = t_new     # the end of the step (for event_value)
-            state[17] = t_end    # the end of the roots' bracket
-            state[1] = h_abs
-            state[6] = i_eval
-            state[7] = n_out
-            state[8] = nfev
+            state[S_T] = t_new     # the end of the step (for event_value)
+            state[S_BRACKET_END] = t_end    # the end of the roots' bracket
+            state[S_H] = h_abs
+            state[S_NEXT_SAMPLE] = i_eval
+            state[S_WRITTEN] = n_out
+            state[S_NFEV] = nfev
             return EVENT
         if samples:
             i_eval, n_out = samples_until(F, y_old, t, h, t_new, direction,
@@ -809,11 +822,11 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
         if g.shape[0] >= 3 * k:
             for i in range(k):
                 g[2 * k + i] = g_new[2 * k + i]
-    state[0] = t
-    state[1] = h_abs
-    state[6] = i_eval
-    state[7] = n_out
-    state[8] = nfev
+    state[S_T] = t
+    state[S_H] = h_abs
+    state[S_NEXT_SAMPLE] = i_eval
+    state[S_WRITTEN] = n_out
+    state[S_NFEV] = nfev
     return code
 
 

@@ -35,6 +35,11 @@ from scipy.integrate import (BDF, DOP853, LSODA, RK23, RK45,
                              ODEintWarning, Radau, ode, odeint, solve_ivp)
 from scipy.optimize import brentq
 
+from .._numeric import (
+    S_ATOL, S_BRACKET_END, S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP,
+    S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T,
+    S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN, STATE_SIZE)
+
 __all__ = []
 
 # odeint's limit on internal steps per output interval (solve_ivp has none)
@@ -115,7 +120,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     n = y.size
     ints, floats, x, fn = problem.packed_arguments()
     A, C, E3, E5, D = kernel.tableau()
-    # the kernel evaluates the derivative at the start (state[16]) and
+    # the kernel evaluates the derivative at the start (state[S_FRESH]) and
     # chooses the first step as solve_ivp does where h is NaN
     f = np.empty(n)
     h = math.nan if first_step is None else min(first_step, abs(t1 - t0),
@@ -139,10 +144,16 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         g, k, per = np.zeros(0), 0, 0
         limits = records = None     # the stepping without strike()
     g_new = g.copy()
-    # impacts resolved in compiled code where they can be (state[15])
-    state = np.array([t0, h, t1, rtol, atol, max_step, 0, 0, 0, t0,
-                      direction, np.nan, k, per, 0,
-                      1 if resolve is not None and k else 0, 1, t1])
+    # impacts resolved in compiled code where they can be (state[S_RESOLVE])
+    state = np.zeros(STATE_SIZE)
+    state[S_T], state[S_H], state[S_T_END] = t0, h, t1
+    state[S_RTOL], state[S_ATOL], state[S_MAX_STEP] = rtol, atol, max_step
+    state[S_T_OLD], state[S_DIRECTION], state[S_T_FAILED] = (t0, direction,
+                                                             np.nan)
+    state[S_IMPACTS], state[S_PER_IMPACT] = k, per
+    state[S_RESOLVE] = 1 if resolve is not None and k else 0
+    state[S_FRESH] = 1                 # the kernel evaluates f first
+    state[S_BRACKET_END] = t1
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
@@ -171,18 +182,18 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                               ints, floats, A, C, E3, E5, D, K, F, y_old,
                               y_new, stage, impact, row, out, g, g_new,
                               limits, records)
-        written = int(state[7])
-        if state[14]:
-            records = impacts.absorb(records, int(state[14]), limits, g)
-            state[14] = 0
+        written = int(state[S_WRITTEN])
+        if state[S_STRUCK]:
+            records = impacts.absorb(records, int(state[S_STRUCK]), limits, g)
+            state[S_STRUCK] = 0
         if code == kernel.EVENT:
             t_hit, i_hit, y_hit = _locate(kernel, state, g, g_new, k, F,
                                           y_old, stage, x, fn, ints,
                                           floats, impact, row, out)
-            t_old = state[9]
-            state[6], written = kernel.samples_until(
-                F, y_old, t_old, state[0] - t_old, t_hit, direction,
-                samples, int(state[6]), out_t, out_y, written)
+            t_old = state[S_T_OLD]
+            state[S_NEXT_SAMPLE], written = kernel.samples_until(
+                F, y_old, t_old, state[S_T] - t_old, t_hit, direction,
+                samples, int(state[S_NEXT_SAMPLE]), out_t, out_y, written)
             if t_eval is None:
                 written = record(t_hit, y_hit, written)
             if resolve is not None:
@@ -199,8 +210,8 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                     g[:] = impacts.kernel_gaps(t_hit, y)
                     limits[:] = impacts.kernel_limits()
                     records = impacts.kernel_records()
-                    state[0], state[7] = t_hit, written
-                    state[16] = 1       # the kernel evaluates f there
+                    state[S_T], state[S_WRITTEN] = t_hit, written
+                    state[S_FRESH] = 1       # the kernel evaluates f there
                     continue
             else:
                 events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
@@ -210,7 +221,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
                 status, message = 1, 'A termination event occurred.'
         if code in (kernel.FULL, kernel.PAUSED) and t_eval is None:
             buffers[:] = _flush(times, states, out_t, out_y, written)
-            state[7] = 0
+            state[S_WRITTEN] = 0
             continue
         if code == kernel.PAUSED:
             continue
@@ -218,13 +229,14 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         times.append(out_t[:written].copy())
         states.append(out_y[:written].T.copy())
         if code == kernel.FAILED:
-            rest = _hand_over(fun, state, stage, y, t1, None if t_eval is
-                              None else samples[int(state[6]):], rtol, atol,
-                              max_step, impacts)
-            skip = 1 if t_eval is None else 0       # (state[0], y) again
+            rest_eval = None if t_eval is None else samples[
+                int(state[S_NEXT_SAMPLE]):]
+            rest = _hand_over(fun, state, stage, y, t1, rest_eval, rtol,
+                              atol, max_step, impacts)
+            skip = 1 if t_eval is None else 0       # (state[S_T], y) again
             times.append(rest.t[skip:])
             states.append(rest.y[:, skip:])
-            state[8] += rest.nfev
+            state[S_NFEV] += rest.nfev
             status, message = rest.status, rest.message
             if rest.status == 1:
                 events, y_events = rest.t_events, rest.y_events
@@ -238,24 +250,24 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     return types.SimpleNamespace(
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
-        status=status, message=message, nfev=int(state[8]), njev=0,
-        nlu=0, next_step=state[1], error=error)
+        status=status, message=message, nfev=int(state[S_NFEV]), njev=0,
+        nlu=0, next_step=state[S_H], error=error)
 
 
 def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
                impacts):
     """The rest of a compiled DOP853 run whose evaluation failed at the
-    trial ``stage`` of the step from ``(state[0], y)``: the diagnosing
+    trial ``stage`` of the step from ``(state[S_T], y)``: the diagnosing
     path (``fun``) raises, or copes, and then SciPy's own DOP853 takes the
-    rest from ``state[0]`` (it calls the same function), with the impacts'
+    rest from ``state[S_T]`` (it calls the same function), with the impacts'
     events where there are impacts."""
-    fun(state[11], stage.copy())
-    first = min(state[1], abs(t1 - state[0])) if state[1] > 0 else None
+    fun(state[S_T_FAILED], stage.copy())
+    first = min(state[S_H], abs(t1 - state[S_T])) if state[S_H] > 0 else None
     if impacts:
-        return _ivp_with_impacts(fun, (state[0], t1), y, 'DOP853',
+        return _ivp_with_impacts(fun, (state[S_T], t1), y, 'DOP853',
                                  rest_eval, rtol, atol, max_step, impacts,
                                  first_step=first)
-    return solve_ivp(fun, (state[0], t1), y, method='DOP853',
+    return solve_ivp(fun, (state[S_T], t1), y, method='DOP853',
                      t_eval=rest_eval, rtol=rtol, atol=atol,
                      max_step=max_step, first_step=first)
 
@@ -273,10 +285,10 @@ def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
             floats, impact, row, out):
     """``(t, i, y)``: the first root within the last step of the gaps that
     fell to zero or below in it (``solve_ivp``'s event location: ``brentq``
-    on the dense output, :func:`find_root`), up to ``state[17]``: the
-    step's end or the time inside it where a gap that dipped below zero
-    was found negative."""
-    t_old, t_new = state[9], state[17]
+    on the dense output, :func:`find_root`), up to
+    ``state[S_BRACKET_END]``: the step's end or the time inside it where
+    a gap that dipped below zero was found negative."""
+    t_old, t_new = state[S_T_OLD], state[S_BRACKET_END]
     work = g.copy()
     hits = []
     event_value = kernel.event_value_entry(
@@ -288,10 +300,10 @@ def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
         hits.append((find_root(event_value, t_old, t_new, args=(
             i, state, F, y_old, stage, x, fn, ints, floats, impact, row, out,
             work)), i))
-    direction = state[10]
+    direction = state[S_DIRECTION]
     t_hit, i_hit = min(hits, key=lambda hit: direction * hit[0])
     y_hit = np.empty(y_old.size)
-    kernel.dense(F, y_old, (t_hit - t_old) / (state[0] - t_old), y_hit)
+    kernel.dense(F, y_old, (t_hit - t_old) / (state[S_T] - t_old), y_hit)
     return t_hit, i_hit, y_hit
 
 
