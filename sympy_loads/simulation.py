@@ -937,7 +937,7 @@ class Simulation:
                 raise
             raise problem.deferred from error
         if (not solution.success and problem.deferred is not None
-                and getattr(solution, 'error', None) is None):
+                and solution.error is None):
             error = problem.deferred
             error.args = (f'{error.args[0]} ({method} could not continue: '
                           f'{solution.message})',)
@@ -967,7 +967,7 @@ class Simulation:
             constants=tuple(constants_map.items()), backend=nm.backend,
             timings=timings,
             impacts=engine.result_records() if engine else ())
-        if getattr(solution, 'error', None) is not None:
+        if solution.error is not None:
             solution.error.result = result      # its run is kept
             raise solution.error
         return result

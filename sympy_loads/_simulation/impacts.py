@@ -24,14 +24,13 @@ so ``P = -(1 + e) v_n^- / (w_law^T C (C^T M C)^-1 C^T w)`` and ``u+ = u-
 """
 
 import math
-import types
 import weakref
 
 import numpy as np
 import sympy as sm
 
 from .._errors import SimulationError
-from .integrators import _EPS, integrate
+from .integrators import _EPS, Outcome, integrate
 from .numeric_model import OUTPUT_CACHE_SIZE
 from .problem import format_state
 from .._utils import lru_get, lru_put
@@ -574,13 +573,13 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                                  max_step=max_step, jac=jac,
                                  impacts=engine, problem=engine.problem,
                                  first_step=step, resolve=resolve)
-            step = getattr(solution, 'next_step', None)
+            step = solution.next_step
             times.append(np.asarray(solution.t, dtype=float))
             states.append(np.asarray(solution.y, dtype=float).reshape(
                 len(y), len(times[-1])))
             for key in stats:
                 stats[key] += int(getattr(solution, key))
-            if getattr(solution, 'error', None) is not None:
+            if solution.error is not None:
                 raise solution.error      # the samples reached are kept
             if solution.status != 1:
                 success = bool(solution.success)
@@ -605,7 +604,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         message = 'The solver successfully reached the end of the ' \
             'integration interval.'
     n = len(y0)
-    return types.SimpleNamespace(
+    return Outcome(
         t=np.concatenate(times) if times else np.zeros(0),
         y=np.hstack(states) if states else np.zeros((n, 0)),
         success=success, status=status, message=message, error=error,

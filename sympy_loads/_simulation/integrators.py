@@ -27,8 +27,8 @@ Each returns the fields of ``solve_ivp``'s result that
 """
 
 import math
-import types
 import warnings
+from dataclasses import dataclass
 
 import numpy as np
 from scipy.integrate import (BDF, DOP853, LSODA, RK23, RK45,
@@ -41,6 +41,38 @@ from .._numeric import (
     S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN, STATE_SIZE)
 
 __all__ = []
+
+@dataclass
+class Outcome:
+    """What every integration path returns: the fields of ``solve_ivp``'s
+    result that :func:`sympy_loads.simulate` reads, plus ``next_step``
+    (the compiled stepping's next step size, to go on from) and ``error``
+    (a :class:`~sympy_loads.SimulationError` whose run up to its time is
+    kept, ``keeps_run``)."""
+
+    t: np.ndarray
+    y: np.ndarray
+    success: bool
+    status: int
+    message: str
+    nfev: int = 0
+    njev: int = 0
+    nlu: int = 0
+    t_events: list = None
+    y_events: list = None
+    next_step: float = None
+    error: Exception = None
+
+
+def outcome(result):
+    """The :class:`Outcome` of ``solve_ivp``'s result."""
+    return Outcome(t=result.t, y=result.y, success=bool(result.success),
+                   status=int(result.status), message=str(result.message),
+                   nfev=int(result.nfev), njev=int(result.njev),
+                   nlu=int(result.nlu),
+                   t_events=getattr(result, 't_events', None),
+                   y_events=getattr(result, 'y_events', None))
+
 
 # odeint's limit on internal steps per output interval (solve_ivp has none)
 _ODEINT_MAX_STEPS = 1_000_000
@@ -79,17 +111,17 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         if impacts:
             return _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol,
                                      atol, max_step, impacts, **options)
-        return solve_ivp(fun, t_span, y0, method=method, t_eval=t_eval,
-                         rtol=rtol, atol=atol, max_step=max_step,
-                         **options)
+        return outcome(solve_ivp(fun, t_span, y0, method=method,
+                                 t_eval=t_eval, rtol=rtol, atol=atol,
+                                 max_step=max_step, **options))
     if impacts is not None:
         raise ValueError("method='odeint' cannot locate events; use "
                          "method='LSODA' (the same integrator).")
     if t_eval is None:
         # odeint returns only requested times; the integrator's own steps
         # come from the same LSODA driven step by step by solve_ivp
-        return solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
-                         atol=atol, max_step=max_step)
+        return outcome(solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
+                                 atol=atol, max_step=max_step))
     return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
 
 
@@ -247,7 +279,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         break
     if discard:
         times, states = [np.zeros(0)], [np.zeros((n, 0))]
-    return types.SimpleNamespace(
+    return Outcome(
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[S_NFEV]), njev=0,
@@ -267,9 +299,9 @@ def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
         return _ivp_with_impacts(fun, (state[S_T], t1), y, 'DOP853',
                                  rest_eval, rtol, atol, max_step, impacts,
                                  first_step=first)
-    return solve_ivp(fun, (state[S_T], t1), y, method='DOP853',
-                     t_eval=rest_eval, rtol=rtol, atol=atol,
-                     max_step=max_step, first_step=first)
+    return outcome(solve_ivp(fun, (state[S_T], t1), y, method='DOP853',
+                             t_eval=rest_eval, rtol=rtol, atol=atol,
+                             max_step=max_step, first_step=first))
 
 
 def _flush(times, states, out_t, out_y, written):
@@ -430,7 +462,7 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
                 for i in range(k)]
     messages = {0: 'The solver successfully reached the end of the '
                 'integration interval.', 1: 'A termination event occurred.'}
-    return types.SimpleNamespace(
+    return Outcome(
         t=np.array(times, dtype=float),
         y=np.array(states, dtype=float).T.reshape(n, len(times)),
         t_events=events, y_events=y_events, success=status >= 0,
@@ -535,7 +567,7 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
                'integration interval.' if success else
                f'DOP853 (compiled) stopped at t = {solver.t:.10g}: '
                f'{_DOP853_MESSAGES.get(code, f"return code {code}")}')
-    return types.SimpleNamespace(
+    return Outcome(
         t=np.array(times), y=np.array(states).T.reshape(len(y0), -1),
         success=success, status=0 if success else -1, message=message,
         nfev=nfev, njev=0, nlu=0)
@@ -570,7 +602,7 @@ def _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step):
         ok = (info['tcur'] - times[1:]) * direction >= 0
         reached = 1 + int(np.argmin(ok)) if not ok.all() else len(times)
     first = 1 if prepend else 0
-    return types.SimpleNamespace(
+    return Outcome(
         t=times[first:reached], y=y[first:reached].T, success=success,
         status=0 if success else -1,
         message=f"odeint (LSODA): {info['message']}",

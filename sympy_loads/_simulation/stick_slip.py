@@ -40,12 +40,12 @@ regularized friction is smooth and needs none of this.
 """
 
 import math
-import types
 
 import numpy as np
 from scipy.integrate import solve_ivp
 
 from .._errors import SimulationError
+from .integrators import Outcome
 
 __all__ = []
 
@@ -336,7 +336,7 @@ class StickSlip:
         t_all = np.concatenate(times) if times else np.zeros(0)
         y_all = (np.concatenate(states, axis=1) if states
                  else np.zeros((len(y0), 0)))
-        return types.SimpleNamespace(
+        return Outcome(
             t=t_all, y=y_all, success=status >= 0, status=int(status),
             message=message, **counts)
 
