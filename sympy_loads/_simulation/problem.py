@@ -80,15 +80,14 @@ class Problem:
                 [1e-12, 1e-10, 50, 0.0])
         if self.compiled:
             start = time.perf_counter()
-            from .._numeric import rhs
+            from .._numeric import newton, rhs
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
             # integrator's calls (_opts, _info, ... are views into them)
             self._ints, self._floats, views = rhs.packed_layout(
                 nm.dims, nm.idx, self.partitioned, nm.eom_size,
-                3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd,
-                max(nqd, 1))
+                newton.newton_work_size(nh, nqd), max(nqd, 1))
             self._opts, self._info = views['opts'], views['info']
             self._work, self._iwork = views['work'], views['iwork']
             self._opts[:] = opts
