@@ -46,7 +46,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import sympy as sm
-from sympy.physics.mechanics import Point, ReferenceFrame
+from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody
 from sympy.physics.vector import Vector
 
 from ._utils import _check_type, _set_once, _sympify_scalar
@@ -107,11 +107,13 @@ class Impact:
     they are struck one after another, the fastest approach first, until
     none approaches. The second way depends on the order when
     :math:`e < 1`, as any sequential treatment of simultaneous impacts
-    does [Flores2023]_. Closed contacts that are not approaching but that
-    the impulses would drive into their planes (a ball striking a row of
-    touching balls) join the impact without rebound: the row moves on
-    together, with the momentum shared (at :math:`1/n` of the striker's
-    speed for :math:`e = 0`).
+    does [Flores2023]_. A ball striking a row of touching balls passes the
+    impulse along the row that way (with :math:`e = 1` only the last ball
+    leaves, as in Newton's cradle); where the impulses go to and fro
+    without end (:math:`e < 1`), the closed contacts that they would drive
+    into their planes join the impact without rebound after some rounds,
+    so the row moves on together (at :math:`1/n` of the striker's speed
+    for :math:`e = 0`).
 
     A contact that rests on its plane at the start (closed, not moving
     along the normal) while the loads press it in stops the run at once
@@ -381,7 +383,6 @@ def _check_fixed_in(plane_point, plane_frame, frame):
     ``frame`` for a particle, whose plane translates). A bare frame has no
     point to compare with; the velocity of the plane point is then
     trusted."""
-    from sympy.physics.mechanics import Particle, RigidBody
     if isinstance(plane_frame, RigidBody):
         anchor, body_frame = plane_frame.masscenter, plane_frame.frame
     elif isinstance(plane_frame, Particle):

@@ -59,6 +59,15 @@ STALL_ITERATIONS = 3
  S_STRUCK, S_RESOLVE, S_FRESH, S_BRACKET_END) = range(18)
 STATE_SIZE = 18
 
+# The search of a gap that dips below zero inside a step, shared by the
+# compiled stepping (dop853.first_closing, dip_theta) and its Python twin
+# (_simulation.integrators._first_closing, _dip_time): the points at which
+# a closing gap is scanned, and the golden-section iterations towards its
+# minimum (0.618**60: 3e-13 of the step).
+SCAN_POINTS = 8
+DIP_ITERATIONS = 60
+INVERSE_PHI = 0.6180339887498949
+
 BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
 # compiled_available()'s positive answer, once found
 _AVAILABLE = []

@@ -97,10 +97,11 @@ import math
 
 import numpy as np
 
-from . import (S_ATOL, S_BRACKET_END, S_DIRECTION, S_FRESH, S_H, S_IMPACTS,
-               S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE,
-               S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED, S_T_OLD,
-               S_WRITTEN)
+from . import (
+    DIP_ITERATIONS, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
+    S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV,
+    S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED,
+    S_T_OLD, S_WRITTEN)
 from .jit import call, inline, jit
 from .jump import impact_jump
 from .rhs import inputs_packed, rhs_packed
@@ -118,12 +119,6 @@ ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
 EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
-# golden-section iterations of the search of a gap's minimum inside a step
-# (0.618**60: 3e-13 of the step)
-DIP_ITERATIONS = 60
-# points at which a closing gap is scanned for its first root in a step
-SCAN_POINTS = 8
-INVERSE_PHI = 0.6180339887498949
 
 
 @functools.lru_cache(maxsize=None)

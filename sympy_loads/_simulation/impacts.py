@@ -28,12 +28,13 @@ import weakref
 
 import numpy as np
 import sympy as sm
+from sympy.physics.mechanics import find_dynamicsymbols
 
 from .._errors import SimulationError
+from .._utils import lru_get, lru_put
 from .integrators import _EPS, Outcome, integrate
 from .numeric_model import OUTPUT_CACHE_SIZE
 from .problem import format_state
-from .._utils import lru_get, lru_put
 
 __all__ = []
 
@@ -52,7 +53,6 @@ KERNEL_RECORDS = 64
 
 def _varies(expr):
     """Whether ``expr`` depends on the state or time (dynamicsymbols)."""
-    from sympy.physics.mechanics import find_dynamicsymbols
     return bool(find_dynamicsymbols(sm.sympify(expr)))
 
 
@@ -84,7 +84,6 @@ def impact_outputs(nm, impacts):
 
 
 def _impact_outputs(nm, impacts):
-    from sympy.physics.mechanics import find_dynamicsymbols
     kinematics = nm.kindiff
     known = set(nm.q) | set(nm.u) | set(nm.specified) | set(nm.friction)
     outputs = {}
@@ -382,9 +381,10 @@ class ImpactEngine:
             # that pass the momentum to and fro, ever less), the closed
             # contacts it would drive in join without rebound
             u_new = None
-            closed = [i for i, distance in enumerate(gap.tolist())
-                      if distance <= self.tolerance]
-            if round_ >= JOIN_AFTER * k and len(closed) > 1:
+            closed = ([i for i, distance in enumerate(gap.tolist())
+                       if distance <= self.tolerance]
+                      if round_ >= JOIN_AFTER * k else [])
+            if len(closed) > 1:
                 group, u_new, P, e = self._at_once(
                     t, q, u, [i for _, i in due], closed, values, floor)
             elif len(due) > 1:

@@ -36,11 +36,13 @@ from scipy.integrate import (BDF, DOP853, LSODA, RK23, RK45,
 from scipy.optimize import brentq
 
 from .._numeric import (
-    S_ATOL, S_BRACKET_END, S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP,
-    S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T,
-    S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN, STATE_SIZE)
+    DIP_ITERATIONS, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
+    S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV,
+    S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED,
+    S_T_OLD, S_WRITTEN, STATE_SIZE)
 
 __all__ = []
+
 
 @dataclass
 class Outcome:
@@ -90,8 +92,8 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     terminal event; ``problem`` is the :class:`~.problem.Problem` whose
     right-hand side ``fun`` is. ``method='DOP853'`` steps in compiled code
     (:func:`_kernel_dop853`) where the problem's right-hand side is wholly
-    compiled; otherwise
-    without ``t_eval`` or impacts it takes SciPy's compiled DOP853. The
+    compiled; otherwise without ``t_eval`` or impacts it takes SciPy's
+    compiled DOP853. The
     ``'odeint'`` method takes SciPy's ``odeint`` (which locates no
     events), every other case ``solve_ivp``. ``first_step`` (the compiled
     stepping only; by default it is chosen as ``solve_ivp`` does) goes on
@@ -470,7 +472,7 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
         nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu)
 
 
-def _first_closing(function, a, b, speed, points=8):
+def _first_closing(function, a, b, speed, points=SCAN_POINTS):
     """The first time in ``(a, b]`` found where a gap is zero or below
     (inf if none): ``function(t)`` gives the gap and its rate (the normal
     speed), ``speed`` the rate at ``a``. As the compiled stepping's
@@ -499,10 +501,10 @@ def _dip_time(function, a, b):
     golden sections towards its minimum, stopping at the first value that
     is not positive (as the compiled stepping's
     :func:`._numeric.dop853.dip_theta`)."""
-    ratio = 0.6180339887498949
+    ratio = INVERSE_PHI
     c, d = b - ratio * (b - a), a + ratio * (b - a)
     fc, fd = function(c), function(d)
-    for _ in range(60):
+    for _ in range(DIP_ITERATIONS):
         if not (math.isfinite(fc) and math.isfinite(fd)):
             break
         if fc <= 0.0:

@@ -356,10 +356,24 @@ class Problem:
             return qdot, udot, self.friction_values
         if self.stick_slip is not None:
             return self.stick_slip.derivatives(t, q, u)
+        qdot, udot, f, _ = self.relax(
+            t, q, u, lambda f: self.solve_eom(t, q, u, spec + list(f))
+            + (None,))
+        return qdot, udot, f
+
+    def relax(self, t, q, u, solve):
+        """``(q', u', f, extra)``: the joint-friction magnitudes ``f`` by
+        relaxation ("Three-Dimensional Generalized Forces" course notes),
+        from the last ones: ``solve(f)`` gives ``(q', u', extra)`` with the
+        magnitudes ``f``, the joints' reactions then give new magnitudes,
+        and ``f`` moves ``friction_relaxation`` of the way to them until
+        they change by at most ``friction_tolerance`` (relative to
+        ``max(1, |f|)``). :class:`SimulationError` where that takes more
+        than ``friction_max_iterations``."""
         f = self.friction_values.copy()
         change = np.inf
         for _ in range(self.friction_max_iterations):
-            qdot, udot = self.solve_eom(t, q, u, spec + list(f))
+            qdot, udot, extra = solve(f)
             new = np.concatenate([
                 np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
                 for func in self.friction_functions])
@@ -368,7 +382,7 @@ class Problem:
             if change <= self.friction_tolerance * max(1.0,
                                                        np.max(np.abs(f))):
                 self.friction_values = f
-                return qdot, udot, f
+                return qdot, udot, f, extra
         raise SimulationError(
             f'the joint-friction iteration did not converge at t = '
             f'{float(t):.10g} after {self.friction_max_iterations} '

@@ -138,60 +138,48 @@ class StickSlip:
         u_eval[k[zero]] = np.where(stuck[zero], 1.0,
                                    direction[zero]) * TINY
         sgn = np.sign(u_eval[k])
-        f = p.friction_values.copy()
-        change = np.inf
         held = np.nonzero(stuck)[0]
-        for _ in range(p.friction_max_iterations):
+        slip = ~stuck
+
+        def solve(f):
+            """``(q', u', h)`` with the friction magnitudes ``f``."""
             slots = f.copy()
-            slip = ~stuck
             slots[self.slots[slip]] = (f[self.slots[slip]] * direction[slip]
                                        * sgn[slip])
             h = np.full(len(k), np.nan)
-            if len(held):
-                slots[self.slots[held]] = 0.0
-                qdot, udot0 = p.solve_eom(t, q, u_eval, spec + list(slots))
-                columns = []
-                for i in held:
-                    trial = slots.copy()
-                    trial[self.slots[i]] = sgn[i]
-                    columns.append(p.solve_eom(t, q, u_eval,
-                                               spec + list(trial))[1]
-                                   - udot0)
-                columns = np.array(columns).T          # (nu, len(held))
-                B = columns[k[held]]
-                try:
-                    # (+ 0.0: no -0.0 holding forces in the outputs)
-                    h[held] = np.linalg.solve(B, -udot0[k[held]]) + 0.0
-                except np.linalg.LinAlgError:
-                    raise SimulationError(
-                        f'the friction of the sticking joints '
-                        f'{[self.names[i] for i in held]} cannot hold them '
-                        f'at t = {float(t):.10g}: it does not act on their '
-                        f'speeds independently.'.replace("'", ''),
-                        time=t, q=q, u=u) from None
-                udot = udot0 + columns @ h[held]
-                udot[k[held]] = 0.0
-            else:
-                qdot, udot = p.solve_eom(t, q, u_eval, spec + list(slots))
-            new = np.concatenate([
-                np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
-                for func in p.friction_functions])
-            change = np.max(np.abs(new - f))
-            f = f + p.friction_relaxation * (new - f)
-            if change <= p.friction_tolerance * max(1.0, np.max(np.abs(f))):
-                p.friction_values = f
-                if zero.any():
-                    # what the stand-in speeds added (of the order of TINY)
-                    # is not motion: a joint at rest stays exactly at rest
-                    qdot[np.abs(qdot) < TINY_EFFECT] = 0.0
-                    udot[np.abs(udot) < TINY_EFFECT] = 0.0
-                return qdot, udot, f, h, f[self.slots]
-        raise SimulationError(
-            f'the joint-friction iteration did not converge at t = '
-            f'{float(t):.10g} after {p.friction_max_iterations} iterations '
-            f'(last change {change:.3g} > friction_tolerance = '
-            f'{p.friction_tolerance:g}); try a smaller friction_relaxation.',
-            time=t, q=q, u=u)
+            if not len(held):
+                return p.solve_eom(t, q, u_eval, spec + list(slots)) + (h,)
+            slots[self.slots[held]] = 0.0
+            qdot, udot0 = p.solve_eom(t, q, u_eval, spec + list(slots))
+            columns = []
+            for i in held:
+                trial = slots.copy()
+                trial[self.slots[i]] = sgn[i]
+                columns.append(p.solve_eom(t, q, u_eval,
+                                           spec + list(trial))[1] - udot0)
+            columns = np.array(columns).T          # (nu, len(held))
+            B = columns[k[held]]
+            try:
+                # (+ 0.0: no -0.0 holding forces in the outputs)
+                h[held] = np.linalg.solve(B, -udot0[k[held]]) + 0.0
+            except np.linalg.LinAlgError:
+                raise SimulationError(
+                    f'the friction of the sticking joints '
+                    f'{[self.names[i] for i in held]} cannot hold them '
+                    f'at t = {float(t):.10g}: it does not act on their '
+                    f'speeds independently.'.replace("'", ''),
+                    time=t, q=q, u=u) from None
+            udot = udot0 + columns @ h[held]
+            udot[k[held]] = 0.0
+            return qdot, udot, h
+
+        qdot, udot, f, h = p.relax(t, q, u, solve)
+        if zero.any():
+            # what the stand-in speeds added (of the order of TINY) is not
+            # motion: a joint at rest stays exactly at rest
+            qdot[np.abs(qdot) < TINY_EFFECT] = 0.0
+            udot[np.abs(udot) < TINY_EFFECT] = 0.0
+        return qdot, udot, f, h, f[self.slots]
 
     # -- modes ----------------------------------------------------------------
 
