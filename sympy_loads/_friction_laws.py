@@ -9,7 +9,7 @@ Private module: the public names are imported from, and documented with,
 
 import sympy as sm
 
-from ._utils import _sympify_scalar
+from ._utils import _equals, _sympify_scalar
 
 #: Names accepted by :func:`smooth_sign` for its ``method`` argument.
 SIGN_METHODS = ('exact', 'tanh', 'atan', 'algebraic')
@@ -22,13 +22,6 @@ def _check_sign_method(value, argname='sign_method'):
         raise ValueError(
             f'{argname} must be one of {SIGN_METHODS}, got {value!r}.')
     return value
-
-
-def _equals(expr, number):
-    """Whether the SymPy number ``expr`` has the value ``number``:
-    ``Float(0.0) == 0`` is False in SymPy, so values are compared, not
-    objects (a symbolic ``expr`` is not known to equal it)."""
-    return (expr - number).is_zero is True
 
 
 def smooth_sign(x, regularization=0, method='tanh'):

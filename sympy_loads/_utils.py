@@ -5,6 +5,7 @@ rather than copying it.
 """
 
 import math
+import numbers
 import random
 from collections import namedtuple
 from collections.abc import Iterable
@@ -140,6 +141,30 @@ def _body_masscenter_and_frame(body, argname):
     _check_type(argname, body, BodyBase, 'Particle or RigidBody')
     frame = body.frame if isinstance(body, RigidBody) else None
     return body.masscenter, frame
+
+
+def _equals(expr, number):
+    """Whether the SymPy number ``expr`` has the value ``number``:
+    ``Float(0.0) == 0`` is False in SymPy, so values are compared, not
+    objects (a symbolic ``expr`` is not known to equal it).
+
+    >>> import sympy as sm
+    >>> from sympy_loads._utils import _equals, _is_default
+    >>> sm.Float(0.0) == 0, _equals(sm.Float(0.0), 0)
+    (False, True)
+    >>> _is_default(sm.Float(1.0), 1), _is_default(sm.Symbol('R'), None)
+    (True, False)
+    """
+    return (expr - number).is_zero is True
+
+
+def _is_default(value, default):
+    """Whether an argument has its default, for a ``__repr__`` that omits
+    defaults: by value for a SymPy number and a numeric default (``0.0``
+    is the default ``0``), by ``==`` otherwise (strings, None)."""
+    if isinstance(value, sm.Basic) and isinstance(default, numbers.Number):
+        return _equals(value, default)
+    return value == default
 
 
 def _internal_prefix(names, base='_'):

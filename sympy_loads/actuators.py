@@ -25,7 +25,7 @@ from sympy.physics.mechanics import (ForceActuator, LinearPathway,
                                      dynamicsymbols)
 from sympy.physics.vector import Vector
 
-from ._utils import (_check_type, _is_zero_vector, _set_once,
+from ._utils import (_check_type, _is_default, _is_zero_vector, _set_once,
                      _sympify_scalar)
 from .friction import _check_sign_method, smooth_sign
 
@@ -390,7 +390,7 @@ class SpringDamperActuator(ForceActuator):
         for name in ('stiffness', 'damping', 'free_length', 'friction',
                      'actuation', 'regularization'):
             value = getattr(self, name)
-            if value.is_zero is not True:        # defaults: 0 and 0.0
+            if not _is_default(value, 0):        # 0 and 0.0 alike
                 parts.append(f'{name}={value}')
         if self.sign_method != 'tanh':
             parts.append(f'sign_method={self.sign_method!r}')
@@ -696,7 +696,7 @@ class RotationalSpringDamperActuator(TorqueActuator):
         for name in ('stiffness', 'damping', 'free_angle', 'friction',
                      'actuation', 'regularization'):
             value = getattr(self, name)
-            if value.is_zero is not True:        # defaults: 0 and 0.0
+            if not _is_default(value, 0):        # 0 and 0.0 alike
                 parts.append(f'{name}={value}')
         if self.sign_method != 'tanh':
             parts.append(f'sign_method={self.sign_method!r}')

@@ -63,13 +63,14 @@ from sympy.physics.mechanics import (ActuatorBase, Force, Point,
 from sympy.physics.vector import Vector
 
 from ._friction_laws import SIGN_METHODS as _SIGN_METHODS
-from ._friction_laws import (_check_sign_method, _equals,
+from ._friction_laws import (_check_sign_method,
                              _friction_parameters, _magnitude,
                              coulomb_friction, friction_law,
                              friction_magnitude, smooth_sign,
                              stribeck_friction, viscous_friction)
-from ._utils import (_check_type, _is_zero_vector, _nonzero_norm, _set_once,
-                     _sympify_scalar, _zero_indicator, euclidean_norm)
+from ._utils import (_check_type, _equals, _is_default, _is_zero_vector,
+                     _nonzero_norm, _set_once, _sympify_scalar,
+                     _zero_indicator, euclidean_norm)
 
 __all__ = ['smooth_sign', 'SIGN_METHODS', 'coulomb_friction', 'viscous_friction',
            'stribeck_friction', 'friction_law', 'friction_magnitude',
@@ -486,8 +487,7 @@ class SlidingFriction(ActuatorBase):
                  f'normal_force={self.normal_force}']
         for name, default in self._LAW_DEFAULTS:
             value = self._law[name]
-            if (value != default if isinstance(value, str) or value is None
-                    or default is None else not _equals(value, default)):
+            if not _is_default(value, default):
                 parts.append(f'{name}={value!r}' if isinstance(value, str)
                              else f'{name}={value}')
         if self.surface is not None:

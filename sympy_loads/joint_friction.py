@@ -37,9 +37,8 @@ from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
-from ._utils import (_lambdify, _nonzero_norm, _set_once, _sympify_scalar,
-                     euclidean_norm)
-from ._friction_laws import _equals
+from ._utils import (_equals, _is_default, _lambdify, _nonzero_norm,
+                     _set_once, _sympify_scalar, euclidean_norm)
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 # joint_reactions and JointReaction are implemented in ._joint_reactions and
 # re-exported here.
@@ -317,9 +316,7 @@ class JointFriction(ActuatorBase):
                     ('regularization', 0), ('sign_method', 'tanh')]
         for attr, default in defaults:
             value = getattr(self, attr)
-            if (attr in ('radius', 'sign_method') and value != default
-                    or attr not in ('radius', 'sign_method')
-                    and not _equals(value, default)):
+            if not _is_default(value, default):
                 args.append(f'{attr}={value!r}' if attr == 'sign_method'
                             else f'{attr}={value}')
         return f'{type(self).__name__}({", ".join(args)})'

@@ -191,6 +191,12 @@ def _classify(kane, cases):
     return keys, is_state, values, given
 
 
+#: The parameters of a JointFriction (its public attributes) whose symbols
+#: a case may vary.
+_FRICTION_PARAMETERS = ('coefficient', 'radius', 'end_coefficient',
+                        'end_radius', 'alpha', 'preload', 'regularization')
+
+
 def _check_same_symbols(keys, is_state, constants):
     """A varied constant must be the very symbol that ``constants`` (or
     another case) gives under its name: simulate() matches constants by
@@ -231,7 +237,8 @@ def _check_constant_keys(kane, keys, is_state, constants, options,
     # the parameters of joint friction (a coefficient, a radius, ...)
     friction = options.get('joint_friction') or ()
     for item in [friction] if hasattr(friction, 'prepare') else friction:
-        for value in getattr(item, '__dict__', {}).values():
+        for name in _FRICTION_PARAMETERS:
+            value = getattr(item, name, None)
             if isinstance(value, sm.Basic):
                 names |= {s.name for s in value.free_symbols
                           if isinstance(s, sm.Symbol)}
