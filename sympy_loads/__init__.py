@@ -29,6 +29,7 @@ from .constraints import (ConstraintAnalysis, ConstraintSolverError,
 from .impacts import Impact, ImpactRecord
 from .simulation import (Simulation, SimulationError, SimulationResult,
                          simulate)
+from .linear import EquilibriumError, LinearModel, equilibrium, linearize
 from .parameter_study import results_table, simulate_many
 from .animation import animate, point_positions, save_gif
 
@@ -62,6 +63,8 @@ __all__ = [
     'Impact', 'ImpactRecord',
     # simulation
     'simulate', 'Simulation', 'SimulationResult', 'SimulationError',
+    # linear
+    'linearize', 'equilibrium', 'LinearModel', 'EquilibriumError',
     # parameter_study
     'simulate_many', 'results_table',
     # animation

@@ -6,7 +6,7 @@ also ``sympy_loads.constraints.ConstraintSolverError`` and
 ``sympy_loads.simulation.SimulationError``).
 """
 
-__all__ = ['ConstraintSolverError', 'SimulationError']
+__all__ = ['ConstraintSolverError', 'EquilibriumError', 'SimulationError']
 
 
 class ConstraintSolverError(ValueError):
@@ -156,3 +156,41 @@ class MissingValuesError(ValueError):
     """Values a run needs and was not given: constants, specified inputs or
     initial conditions, all listed in one message (a ``ValueError``; not
     part of the public API: catch ``ValueError``)."""
+
+
+class EquilibriumError(ValueError):
+    """No static equilibrium was found from the guess.
+
+    Raised by :func:`~sympy_loads.equilibrium` (and
+    :meth:`Simulation.equilibrium <sympy_loads.Simulation.equilibrium>`)
+    when the least-squares search ends with a residual above its
+    tolerance: the guess is too far from an equilibrium, or the model has
+    none there (a load that keeps pushing). It subclasses ``ValueError``.
+
+    Attributes
+    ==========
+
+    residual : float
+        Largest absolute residual reached.
+    equations : tuple of str
+        The equations left unsatisfied, worst first (``'the acceleration
+        of u2(t)'``, ...).
+    solution : numpy.ndarray or None
+        The coordinates reached (model order).
+
+    Examples
+    ========
+
+    >>> from sympy_loads import EquilibriumError
+    >>> err = EquilibriumError('none found', residual=0.5,
+    ...                        equations=('the acceleration of u(t)',))
+    >>> err.residual, err.equations, isinstance(err, ValueError)
+    (0.5, ('the acceleration of u(t)',), True)
+    """
+
+    def __init__(self, message, *, residual=None, equations=(),
+                 solution=None):
+        super().__init__(message)
+        self.residual = residual
+        self.equations = tuple(equations)
+        self.solution = solution

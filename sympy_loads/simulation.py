@@ -72,6 +72,7 @@ from ._simulation.arguments import (
     _check_t_span, _initial_state, _pack_constants, _specified_functions)
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
 from ._simulation.integrators import integrate
+from ._simulation.linearization import equilibrium_model, linearize_model
 from ._simulation.numeric_model import (OUTPUT_CACHE_SIZE, NumericModel,
                                         _symbol_key)
 from ._simulation.problem import Problem, evaluate_outputs
@@ -1032,3 +1033,65 @@ class Simulation:
             engine.check_start(t0, q0, u0)
         problem.warm_up(t0, y0, impacts=engine is not None)
         return problem, solver, engine, stick_slip, y0, constants_map
+
+    def linearize(self, operating_point, constants, *, inputs=None,
+                  specified=None, time=0.0):
+        r"""The linear model ``x' = A x + B r`` about ``operating_point``:
+        :func:`sympy_loads.linearize` with this prepared model (its
+        Jacobians are generated on the first call and kept with it).
+
+        Examples
+        ========
+
+        A pendulum ``theta'' = -(g/l) sin(theta)`` about its lowest
+        position: ``A = [[0, 1], [-g/l, 0]]``.
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import Simulation
+        >>> th, w = me.dynamicsymbols('theta omega')
+        >>> g, l = sm.symbols('g l')
+        >>> N = me.ReferenceFrame('N'); A = N.orientnew('A', 'Axis', (th, N.z))
+        >>> A.set_ang_vel(N, w*N.z)
+        >>> O = me.Point('O'); O.set_vel(N, 0)
+        >>> P = O.locatenew('P', -l*A.y); _ = P.v2pt_theory(O, N, A)
+        >>> kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w])
+        >>> _ = kane.kanes_equations([me.Particle('p', P, 1)],
+        ...                          [(P, -g*N.y)])
+        >>> pendulum = Simulation(kane)
+        >>> pendulum.linearize({th: 0.0, w: 0.0}, {g: 9.81, l: 2.0}).A
+        array([[ 0.   ,  1.   ],
+               [-4.905,  0.   ]])
+        """
+        return linearize_model(self._nm, operating_point, constants, inputs,
+                               specified, time)
+
+    def equilibrium(self, guess, constants, *, specified=None, time=0.0,
+                    tolerance=1e-10):
+        r"""A static equilibrium near ``guess``:
+        :func:`sympy_loads.equilibrium` with this prepared model.
+
+        Examples
+        ========
+
+        A pendulum pushed by a constant horizontal force ``F = m g``
+        rests at 45 degrees:
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import Simulation
+        >>> th, w = me.dynamicsymbols('theta omega')
+        >>> g = sm.symbols('g')
+        >>> N = me.ReferenceFrame('N'); A = N.orientnew('A', 'Axis', (th, N.z))
+        >>> A.set_ang_vel(N, w*N.z)
+        >>> O = me.Point('O'); O.set_vel(N, 0)
+        >>> P = O.locatenew('P', -A.y); _ = P.v2pt_theory(O, N, A)
+        >>> kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w])
+        >>> _ = kane.kanes_equations([me.Particle('p', P, 1)],
+        ...                          [(P, -g*N.y + g*N.x)])
+        >>> rest = Simulation(kane).equilibrium({th: 0.1}, {g: 9.81})
+        >>> round(float(sm.deg(rest[th])), 10)
+        45.0
+        """
+        return equilibrium_model(self._nm, guess, constants, specified, time,
+                                 tolerance)

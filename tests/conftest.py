@@ -27,3 +27,16 @@ def line_particle():
     """``line_particle(mass, force)``: one particle on a line (see
     :func:`_line_particle`), the model of many small simulate() tests."""
     return _line_particle
+
+
+@pytest.fixture(scope='session')
+def whipple_with_steer_torque():
+    """The Whipple bicycle of Meijaard et al. (2007) with the steer torque
+    ``T_delta`` as a specified input, and its prepared ``Simulation``
+    (``.simulation``): its derivation takes seconds, so the linear and the
+    state-feedback tests share one."""
+    from sympy_loads import Simulation
+    from sympy_loads.examples._whipple import whipple_bicycle
+    model = whipple_bicycle(steer_torque=True)
+    model.simulation = Simulation(model.kane)
+    return model

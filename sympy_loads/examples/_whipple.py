@@ -91,7 +91,8 @@ def _bicycle_constants(symbols):
     return {symbols[k]: float(v) for k, v in values.items()}
 
 
-def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
+def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER',
+                    steer_torque=False):
     r"""The Whipple bicycle as a ``KanesMethod`` [Meijaard2007]_.
 
     Explanation
@@ -130,6 +131,10 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
         Initial roll rate (rad/s), the "kick".
     constraint_solver : str
         ``KanesMethod``'s option; ``'CRAMER'`` as in SymPy's test.
+    steer_torque : bool
+        Add Meijaard's steer torque ``T_delta(t)``, a specified input: a
+        torque ``T_delta`` about the steer axis on the fork and its
+        reaction on the rear frame (positive as the steer angle).
 
     Returns
     =======
@@ -146,7 +151,8 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
         name -> Symbol), ``configuration_constraints``,
         ``velocity_constraints``, ``front_contact`` and ``rear_contact``
         (the wheels' contact points, Points), ``yaw_frame`` (``Y``) and
-        ``timings`` (``'kanes_equations'``: seconds).
+        ``timings`` (``'kanes_equations'``: seconds), ``steer_torque``
+        (the specified input ``T_delta``, or None).
     """
     q1, q2, q4, q5 = me.dynamicsymbols('q1 q2 q4 q5')
     u1, u2, u3, u4, u5, u6 = me.dynamicsymbols('u1:7')
@@ -207,6 +213,12 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
     loads = [me.Force(point, -mass*s['g']*Y.z) for point, mass in
              ((P_R, s['mR']), (G_B, s['mB']), (G_H, s['mH']),
               (P_F, s['mF']))]
+    torque = None
+    if steer_torque:
+        # about the steer axis C.x (pointing down, as the steer angle):
+        # on the fork, and its reaction on the rear frame
+        torque = me.dynamicsymbols('T_delta')
+        loads += [me.Torque(E, torque*C.x), me.Torque(C, -torque*C.x)]
 
     holonomic = [front_contact.pos_from(rear_contact).dot(Y.z)]
     vel = front_contact.vel(N)
@@ -230,7 +242,8 @@ def whipple_bicycle(v=5.0, roll_rate=0.5, constraint_solver='CRAMER'):
         configuration_constraints=holonomic,
         velocity_constraints=nonholonomic,
         front_contact=front_contact, rear_contact=rear_contact,
-        yaw_frame=Y, timings={'kanes_equations': kanes_seconds})
+        yaw_frame=Y, timings={'kanes_equations': kanes_seconds},
+        steer_torque=torque)
     model.initial_conditions = bicycle_initial_conditions(model, v,
                                                           roll_rate)
     return model

@@ -1,0 +1,657 @@
+r"""Private: linearization and static equilibrium of a numeric model, the
+machinery behind :func:`sympy_loads.linearize`,
+:func:`sympy_loads.equilibrium` and the methods of the same names of
+:class:`sympy_loads.Simulation`.
+
+The numeric model (:mod:`.numeric_model`) holds the *unconstrained*
+equations and the constraints as expressions in the plain symbols of its
+input vector. Written as residuals, with the rates ``q'``, ``u'`` and the
+multipliers ``lambda`` of the velocity constraints as further symbols::
+
+    kinematics     R_k = M_k(q) q' - f_k(q, u, s)                  = 0
+    dynamics       R_d = M(q) u' - F(q, u, s) - K(q)^T lambda       = 0
+    velocity       h   = K(q) u + k(q)                              = 0
+    acceleration   R_a = K(q) u' + g(q, u)                          = 0
+    configuration  phi(q)                                           = 0
+
+(``C^T (F - M u') = 0`` with ``C`` a basis of the null space of ``K``,
+the form :func:`.numpy_kernels.derivatives` solves, is the same as
+``M u' - F`` lying in the row space of ``K``, i.e. ``R_d = 0`` for some
+``lambda``.) Their Jacobians with respect to ``q``, ``u`` and the
+specified inputs ``s`` are derived symbolically (SymEngine) and generated
+as one function with the model's code generator, once per model. At an
+operating point the implicit function theorem then gives the exact
+derivatives of the independent rates along the constraint manifold: with
+``dq = T_q dq_I`` (``T_q`` from ``phi_q``), ``du = T_u du_J + S dq``
+(from ``K`` and ``h_q``)::
+
+    M_k dq'                = -(R_k,q dq + R_k,u du + R_k,s ds)
+    [M  -K^T] [du'     ]   = -[R_d,q dq + R_d,u du + R_d,s ds]
+    [K    0 ] [dlambda ]      [R_a,q dq + R_a,u du            ]
+
+so ``A`` and ``B`` are exact up to round-off: no finite differences.
+"""
+
+import numpy as np
+import sympy as sm
+from scipy import linalg, optimize
+
+from sympy.physics.mechanics import dynamicsymbols
+
+from .arguments import _initial_state, _pack_constants
+from ..constraints import HolonomicConstraintSolver
+from .._errors import (ConstraintSolverError, EquilibriumError,
+                       MissingValuesError)
+from .._numeric import numpy_kernels
+from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
+                               symengine_available, to_symengine)
+from .._utils import _as_float
+
+__all__ = []
+
+_TIME = dynamicsymbols._t
+
+# a dependent block whose smallest/largest singular value ratio is below
+# this is not used: another independent set is chosen (pivoted QR)
+CONDITION_RATIO = 1e-8
+
+
+class LinearFunctions:
+    """The generated Jacobians of one numeric model (see the module
+    documentation): ``function(x)`` with ``x = [nm inputs, q', u',
+    lambda]`` returns the blocks named in :attr:`layout`."""
+
+    def __init__(self, nm):
+        nq, nu = len(nm.q), len(nm.u)
+        m = len(nm.u_dep_idx)
+        nh = int(nm.dims[2])
+        use_se = symengine_available()
+        if use_se:
+            import symengine as se
+            make, convert = se.Symbol, to_symengine
+        else:
+            make, convert = sm.Symbol, list
+        inputs = convert(list(nm.inputs()))
+        plain_q = inputs[1:1 + nq]
+        plain_u = inputs[1 + nq:1 + nq + nu]
+        n_in = len(inputs)
+        ns = len(nm.specified)
+        plain_s = inputs[n_in - ns - len(nm.friction):
+                         n_in - len(nm.friction)] if ns else []
+        tag = nm._tag
+        qd = [make(f'{tag}Lqd{i}') for i in range(nq)]
+        ud = [make(f'{tag}Lud{i}') for i in range(nu)]
+        lam = [make(f'{tag}Llam{i}') for i in range(m)]
+        hol = convert(list(nm.functions['hol'].outputs))[:nh]
+        vel = convert(list(nm.functions['vel'].outputs))
+        eom = convert(list(nm.functions['eom'].outputs))
+        K = [vel[i * nu:(i + 1) * nu] for i in range(m)]
+        k = vel[m * nu:m * nu + m]
+        if nm.kinematics_is_identity:
+            one, zero = convert([sm.Integer(1), sm.Integer(0)])
+            Mk = [[one if i == j else zero for j in range(nq)]
+                  for i in range(nq)]
+            offset = 0
+        else:
+            Mk = [eom[i * nq:(i + 1) * nq] for i in range(nq)]
+            offset = nq * nq
+        fk = eom[offset:offset + nq]
+        offset += nq
+        M = [eom[offset + i * nu:offset + (i + 1) * nu] for i in range(nu)]
+        offset += nu * nu
+        F = eom[offset:offset + nu]
+        g = eom[offset + nu:offset + nu + m] if m else []
+        h = [sum((K[i][j] * plain_u[j] for j in range(nu)), k[i])
+             for i in range(m)]
+        Rk = [sum((Mk[i][j] * qd[j] for j in range(nq)), -fk[i])
+              for i in range(nq)]
+        Rd = [sum((M[i][j] * ud[j] for j in range(nu)), -F[i])
+              - sum((K[l][i] * lam[l] for l in range(m)), 0)
+              for i in range(nu)]
+        Ra = [sum((K[i][j] * ud[j] for j in range(nu)), g[i])
+              for i in range(m)]
+
+        def jac(rows, symbols):
+            return [expr.diff(s) for expr in rows for s in symbols]
+
+        blocks = [
+            ('phi', hol), ('phi_q', jac(hol, plain_q)),
+            ('h', h), ('h_q', jac(h, plain_q)), ('K', [e for r in K
+                                                      for e in r]),
+            ('Rk', Rk), ('Rk_q', jac(Rk, plain_q)), ('Rk_u', jac(Rk, plain_u)),
+            ('Rk_s', jac(Rk, plain_s)),
+            ('Mk', [e for r in Mk for e in r]),
+            ('Rd', Rd), ('Rd_q', jac(Rd, plain_q)), ('Rd_u', jac(Rd, plain_u)),
+            ('Rd_s', jac(Rd, plain_s)), ('M', [e for r in M for e in r]),
+            ('Ra', Ra), ('Ra_q', jac(Ra, plain_q)), ('Ra_u', jac(Ra, plain_u)),
+        ]
+        shapes = dict(phi=(nh,), phi_q=(nh, nq), h=(m,), h_q=(m, nq),
+                      K=(m, nu), Rk=(nq,), Rk_q=(nq, nq), Rk_u=(nq, nu),
+                      Rk_s=(nq, ns), Mk=(nq, nq), Rd=(nu,), Rd_q=(nu, nq),
+                      Rd_u=(nu, nu), Rd_s=(nu, ns), M=(nu, nu), Ra=(m,),
+                      Ra_q=(m, nq), Ra_u=(m, nu))
+        outputs, layout, start = [], {}, 0
+        for name, values in blocks:
+            values = list(values)
+            layout[name] = (start, start + len(values), shapes[name])
+            outputs += values
+            start += len(values)
+        if use_se:
+            outputs = to_symengine(outputs)
+        else:
+            outputs = [sm.sympify(e) for e in outputs]
+        self.layout = layout
+        self.sizes = (nq, nu, m, nh, ns)
+        all_inputs = inputs + qd + ud + lam
+        kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
+        try:
+            self.function = generate(all_inputs, outputs, kind,
+                                     'linearization')
+        except CodegenError as error:
+            if kind == 'numpy' or not isinstance(error, MiscompiledError):
+                raise
+            self.function = generate(all_inputs, outputs, 'numpy',
+                                     'linearization')
+
+    def __call__(self, x, qdot, udot, lam):
+        values = np.asarray(self.function(np.concatenate(
+            [x, qdot, udot, lam]).astype(float)), dtype=float).ravel()
+        return {name: values[a:b].reshape(shape)
+                for name, (a, b, shape) in self.layout.items()}
+
+
+def _kept(nm, name, build):
+    """``build()``, made once per numeric model and kept with it."""
+    derived = getattr(nm, 'derived', None)
+    if derived is not None:
+        return derived(('linearization', name), build)
+    cache = nm.__dict__.setdefault('_linearization', {})
+    if name not in cache:
+        cache[name] = build()
+    return cache[name]
+
+
+def linear_functions(nm):
+    """The :class:`LinearFunctions` of ``nm``, generated on first use and
+    kept with the numeric model."""
+    return _kept(nm, 'functions', lambda: LinearFunctions(nm))
+
+
+def constraint_solver(nm, constants_map):
+    """The :class:`HolonomicConstraintSolver` of the configuration
+    constraints of ``nm`` (made once and kept with it) with the values of
+    ``constants_map``; None without configuration constraints."""
+    if not nm.has_config_constraints:
+        return None
+
+    def build():
+        used = sorted(nm.f_h.free_symbols - {_TIME}, key=sm.default_sort_key)
+        return HolonomicConstraintSolver.from_kanes_method(
+            nm.kane, {s: 1.0 for s in used})
+    solver = _kept(nm, 'solver', build)
+    return solver.with_constants({k: constants_map[k]
+                                  for k in solver.constants})
+
+
+def _independent(jacobian, default_dep, n, model_set=False):
+    """``(independent, dependent)`` index arrays: the model's dependent
+    set when its block of ``jacobian`` is well conditioned, else the
+    columns chosen by QR with column pivoting (the best conditioned
+    block)."""
+    default_dep = np.asarray(default_dep, dtype=int)
+    if not len(default_dep):
+        return np.arange(n), default_dep
+    block = jacobian[:, default_dep]
+    s = np.linalg.svd(block, compute_uv=False)
+    if model_set or s[0] > 0 and s[-1] >= CONDITION_RATIO * s[0]:
+        dep = default_dep
+    else:
+        _, r, piv = linalg.qr(jacobian, pivoting=True, mode='economic')
+        diag = np.abs(np.diag(r))
+        if not len(diag) or diag[-1] <= CONDITION_RATIO * diag[0]:
+            raise ValueError(
+                'operating_point: the constraints are singular there '
+                '(rank-deficient Jacobian): no set of independent '
+                'coordinates or speeds parametrizes the motion about it.')
+        dep = np.sort(piv[:jacobian.shape[0]])
+    ind = np.array([i for i in range(n) if i not in set(dep)], dtype=int)
+    return ind, dep
+
+
+def rates(nm, x):
+    """``(q', u', lambda)`` at the consistent state in ``x``."""
+    nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
+    with np.errstate(all='ignore'):
+        e = np.asarray(nm.functions['eom'](x), dtype=float).ravel()
+        vel = (np.asarray(nm.functions['vel'](x), dtype=float).ravel()
+               if m else None)
+        qdot, udot = numpy_kernels.derivatives(
+            e, vel, nq, nu, m, nm.kinematics_is_identity, nm.u_ind_idx,
+            nm.u_dep_idx)
+    if not (np.all(np.isfinite(qdot)) and np.all(np.isfinite(udot))):
+        raise ValueError('operating_point: the equations of motion are not '
+                         'finite there.')
+    return qdot, udot
+
+
+def linearize_at(nm, x, input_columns, model_set=False):
+    """``(A, B, q_ind, u_ind)`` about the consistent state in ``x`` (the
+    numeric model's input vector); ``input_columns`` are the indices of
+    the inputs in ``nm.specified``; ``model_set``: always the model's own
+    independent coordinates and speeds."""
+    nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
+    nh = int(nm.dims[2])
+    functions = linear_functions(nm)
+    qdot, udot = rates(nm, x)
+    lam = np.zeros(m)
+    if m:
+        # the multipliers: M u' - F = K^T lambda
+        zero = functions(x, qdot, udot, lam)
+        lam = np.linalg.lstsq(zero['K'].T, zero['Rd'], rcond=None)[0]
+    J = functions(x, qdot, udot, lam)
+    # dependent coordinates: dq = Tq dq_I
+    if nh:
+        q_ind, q_dep = _independent(J['phi_q'], nm.q_dep_idx, nq,
+                                    model_set)
+        Tq = np.zeros((nq, len(q_ind)))
+        Tq[q_ind, np.arange(len(q_ind))] = 1.0
+        Tq[q_dep] = -np.linalg.solve(J['phi_q'][:, q_dep],
+                                     J['phi_q'][:, q_ind])
+    else:
+        q_ind, Tq = np.arange(nq), np.eye(nq)
+    # dependent speeds: du = Tu du_J + S dq
+    if m:
+        u_ind, u_dep = _independent(J['K'], nm.u_dep_idx, nu, model_set)
+        Kd = J['K'][:, u_dep]
+        Tu = np.zeros((nu, len(u_ind)))
+        Tu[u_ind, np.arange(len(u_ind))] = 1.0
+        Tu[u_dep] = -np.linalg.solve(Kd, J['K'][:, u_ind])
+        S = np.zeros((nu, nq))
+        S[u_dep] = -np.linalg.solve(Kd, J['h_q'])
+    else:
+        u_ind, Tu, S = np.arange(nu), np.eye(nu), np.zeros((nu, nq))
+    # the state x = [dq_I, du_J] and the inputs ds
+    ni, nj = len(q_ind), len(u_ind)
+    dq = np.hstack([Tq, np.zeros((nq, nj))])
+    du = np.hstack([S @ Tq, Tu])
+    cols = np.asarray(input_columns, dtype=int)
+    ds = len(cols)
+    # kinematics
+    rk = J['Rk_q'] @ dq + J['Rk_u'] @ du
+    qd_x = -np.linalg.solve(J['Mk'], rk)
+    qd_s = -np.linalg.solve(J['Mk'], J['Rk_s'][:, cols]) if ds else \
+        np.zeros((nq, 0))
+    # dynamics (with the acceleration constraints and multipliers)
+    rd = J['Rd_q'] @ dq + J['Rd_u'] @ du
+    rd_s = J['Rd_s'][:, cols] if ds else np.zeros((nu, 0))
+    if m:
+        ra = J['Ra_q'] @ dq + J['Ra_u'] @ du
+        system = np.block([[J['M'], -J['K'].T],
+                           [J['K'], np.zeros((m, m))]])
+        ud_x = -np.linalg.solve(system, np.vstack([rd, ra]))[:nu]
+        ud_s = -np.linalg.solve(system, np.vstack(
+            [rd_s, np.zeros((m, ds))]))[:nu]
+    else:
+        ud_x = -np.linalg.solve(J['M'], rd)
+        ud_s = -np.linalg.solve(J['M'], rd_s)
+    A = np.vstack([qd_x[q_ind], ud_x[u_ind]])
+    B = np.vstack([qd_s[q_ind], ud_s[u_ind]])
+    return A, B, q_ind, u_ind
+
+
+def equilibrium_at(nm, solver, q_guess, x, tolerance):
+    """The coordinates of a static equilibrium near ``q_guess`` (speeds
+    and accelerations zero, constraints satisfied).
+
+    The unknowns are the independent coordinates; the dependent ones are
+    solved from the configuration constraints at every evaluation (the
+    constraint solver of ``simulate()``, so the search stays on the
+    assembly branch of the guess), and the equations are the independent
+    accelerations at rest, ``u'_J(q_I) = 0``, whose exact Jacobian is the
+    static block of :func:`linearize_at`. ``scipy.optimize.least_squares``
+    solves them (Levenberg-Marquardt where there are at least as many
+    equations as unknowns: a neutral direction such as an ignorable
+    coordinate does not stop it). :class:`EquilibriumError` when the
+    accelerations reached are above ``tolerance`` (relative to those at
+    the guess, at least 1)."""
+    q_ind, u_ind = nm.q_ind_idx, nm.u_ind_idx
+    x = np.array(x, dtype=float)
+    x[nm.slices[1]] = 0.0
+    t = float(x[0])
+    current = np.array(q_guess, dtype=float)
+
+    def state(z):
+        q = current.copy()
+        q[q_ind] = z
+        if solver is not None:
+            try:
+                q = np.asarray(solver.solve_positions(q, t), dtype=float)
+            except ConstraintSolverError as error:
+                raise EquilibriumError(
+                    f'equilibrium: the configuration constraints could not '
+                    f'be solved during the search ({error}); try another '
+                    f'guess.', residual=error.residual,
+                    equations=('configuration constraints',),
+                    solution=q) from error
+        current[:] = q
+        xx = x.copy()
+        xx[nm.slices[0]] = q
+        return xx
+
+    def residual(z):
+        return rates(nm, state(z))[1][u_ind]
+
+    def jacobian(z):
+        A, _, q_i, _ = linearize_at(nm, state(z), [], model_set=True)
+        return A[len(q_i):, :len(q_i)]
+
+    z0 = current[q_ind].copy()
+    start = residual(z0)
+    scale = max(1.0, float(np.max(np.abs(start), initial=0.0)))
+    method = 'lm' if len(u_ind) >= len(q_ind) else 'trf'
+    with np.errstate(all='ignore'):
+        solution = optimize.least_squares(
+            residual, z0, jac=jacobian, method=method, xtol=1e-15,
+            ftol=1e-15, gtol=1e-15, max_nfev=100 * (len(q_ind) + 1))
+    final = residual(solution.x)
+    q = current.copy()
+    names = [f'the acceleration of {nm.u[i]}' for i in u_ind]
+    worst = np.argsort(-np.abs(final))
+    failed = [i for i in worst if not abs(final[i]) <= tolerance * scale]
+    if failed:
+        largest = float(np.max(np.abs(final)))
+        listed = ', '.join(f'{names[i]} ({final[i]:.3g})'
+                           for i in failed[:4])
+        raise EquilibriumError(
+            f'equilibrium: no static equilibrium found from the guess '
+            f'(largest residual {largest:.3g} after {solution.nfev} '
+            f'evaluations, tolerance {tolerance:g} x {scale:.3g}; not '
+            f'satisfied: {listed}); try another guess.', residual=largest,
+            equations=tuple(names[i] for i in failed), solution=q)
+    return q
+
+
+class LinearModel:
+    r"""The linear model ``x' = A x + B r`` of a model about an operating
+    point, made by :func:`~sympy_loads.linearize` and
+    :meth:`Simulation.linearize <sympy_loads.Simulation.linearize>`.
+
+    Explanation
+    ===========
+
+    ``x`` holds the deviations of the independent coordinates, then of the
+    independent speeds, from the operating point (:attr:`states`, each in
+    the model's order), and ``r`` the deviations of the specified inputs
+    named in :attr:`inputs`. The dependent coordinates and speeds follow
+    from ``x`` through the constraints (to first order). Where the model's
+    own dependent block is singular at the operating point, another
+    independent set is used (chosen by QR with column pivoting), and
+    :attr:`states` says which.
+
+    Examples
+    ========
+
+    A mass on a spring, ``m x'' = -k x + F``: ``A = [[0, 1], [-k/m, 0]]``
+    and ``B = [[0], [1/m]]``.
+
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import linearize
+    >>> x, v, F = me.dynamicsymbols('x v F')
+    >>> m, k = sm.symbols('m k')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', x*N.x); P.set_vel(N, v*N.x)
+    >>> kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, m)],
+    ...                          [(P, (-k*x + F)*N.x)])
+    >>> lin = linearize(kane, {x: 0.0, v: 0.0}, {m: 2.0, k: 8.0},
+    ...                 inputs=[F], specified={F: 0.0})
+    >>> lin.states, lin.inputs
+    ((x(t), v(t)), (F(t),))
+    >>> print(lin.A, lin.B.ravel())
+    [[ 0.  1.]
+     [-4.  0.]] [0.  0.5]
+    >>> lin.eigenvalues()
+    array([0.-2.j, 0.+2.j])
+
+    Attributes
+    ==========
+
+    A : numpy.ndarray, shape (n, n)
+    B : numpy.ndarray, shape (n, len(inputs))
+    states : tuple of Function
+        The independent coordinates then the independent speeds.
+    inputs : tuple of Function
+        The specified inputs of the columns of ``B``.
+    operating_point : dict
+        Every coordinate and speed at the operating point (the dependent
+        ones solved), ready for ``simulate()``.
+    time : float
+        The time of the operating point.
+    """
+
+    def __init__(self, A, B, states, inputs, operating_point, time=0.0):
+        # + 0.0: no negative zeros in the printed matrices
+        self._A = np.array(A, dtype=float) + 0.0
+        self._B = np.array(B, dtype=float) + 0.0
+        self._A.flags.writeable = False
+        self._B.flags.writeable = False
+        self._states = tuple(states)
+        self._inputs = tuple(inputs)
+        self._point = dict(operating_point)
+        self._time = float(time)
+
+    A = property(lambda self: self._A, doc='The state matrix.')
+    B = property(lambda self: self._B, doc='The input matrix.')
+    states = property(lambda self: self._states,
+                      doc='The independent coordinates, then speeds.')
+    inputs = property(lambda self: self._inputs,
+                      doc='The specified inputs of the columns of B.')
+    time = property(lambda self: self._time,
+                    doc='The time of the operating point.')
+
+    @property
+    def operating_point(self):
+        """Every coordinate and speed at the operating point."""
+        return dict(self._point)
+
+    def __repr__(self):
+        return (f'LinearModel(states={list(self._states)}, '
+                f'inputs={list(self._inputs)})')
+
+    def eigenvalues(self):
+        """The eigenvalues of ``A``, sorted by real part, then imaginary
+        part.
+
+        Examples
+        ========
+
+        See :class:`LinearModel`.
+        """
+        values = np.linalg.eigvals(self._A)
+        return values[np.lexsort((values.imag, values.real))]
+
+    def modes(self):
+        """``(eigenvalues, vectors)``: the eigenvalues sorted as in
+        :meth:`eigenvalues` and the eigenvectors as the columns of
+        ``vectors`` (rows follow :attr:`states`), each scaled to unit
+        length with its largest entry real and positive.
+
+        Examples
+        ========
+
+        >>> import numpy as np
+        >>> from sympy_loads.linear import LinearModel
+        >>> lin = LinearModel([[-1.0, 0.0], [0.0, -3.0]], np.zeros((2, 0)),
+        ...                   ['a', 'b'], [], {})
+        >>> values, vectors = lin.modes()
+        >>> values, vectors
+        (array([-3., -1.]), array([[0., 1.],
+               [1., 0.]]))
+        """
+        values, vectors = np.linalg.eig(self._A)
+        order = np.lexsort((values.imag, values.real))
+        values, vectors = values[order], vectors[:, order]
+        for j in range(vectors.shape[1]):
+            column = vectors[:, j]
+            big = column[np.argmax(np.abs(column))]
+            if big != 0:
+                vectors[:, j] = column * (abs(big) / big)
+            norm = np.linalg.norm(vectors[:, j])
+            if norm > 0:
+                vectors[:, j] /= norm
+        if np.all(values.imag == 0) and np.all(vectors.imag == 0):
+            return values.real, vectors.real
+        return values, vectors
+
+    def to_control(self):
+        """The linear model as a python-control ``StateSpace`` (outputs:
+        the states; ``D = 0``), named after :attr:`states` and
+        :attr:`inputs`. Needs the ``control`` package (not a dependency
+        of sympy_loads); ImportError otherwise.
+
+        Examples
+        ========
+
+        >>> import numpy as np
+        >>> from sympy_loads.linear import LinearModel
+        >>> lin = LinearModel([[0.0, 1.0], [-4.0, 0.0]], [[0.0], [0.5]],
+        ...                   ['x', 'v'], ['F'], {})
+        >>> try:
+        ...     system = lin.to_control()
+        ... except ImportError:
+        ...     system = None
+        >>> system is None or system.nstates == 2
+        True
+        """
+        try:
+            import control
+        except ImportError:
+            raise ImportError('LinearModel.to_control() needs the '
+                              'python-control package (pip install '
+                              'control).') from None
+        n = len(self._A)
+        names = [str(s) for s in self._states]
+        return control.ss(self._A, self._B, np.eye(n),
+                          np.zeros((n, self._B.shape[1])),
+                          states=names, outputs=names,
+                          inputs=[str(s) for s in self._inputs])
+
+
+def _operating_values(nm, point, constants, specified, time, what,
+                      speeds=True):
+    """The checked ``(x, q, u, constraint solver)`` of an operating point:
+    ``x`` is the numeric model's input vector with the dependent
+    coordinates and speeds solved (MissingValuesError listing every
+    missing value)."""
+    if nm.friction:
+        raise ValueError(f'{what}: models with joint friction cannot be '
+                         f'linearized (its magnitude is not smooth).')
+    time = _as_float('time', time)
+    c, missing_c, values = _pack_constants(nm, constants)
+    specified = {} if specified is None else specified
+    if not hasattr(specified, 'items'):
+        raise TypeError(f'specified must be a mapping from the specified '
+                        f'inputs to numbers (their operating values), not '
+                        f'{type(specified).__name__}.')
+    unknown = [k for k in specified if k not in nm.specified]
+    if unknown:
+        raise ValueError(
+            f'specified: {sorted(map(str, unknown))} do not appear in the '
+            f'equations of motion; the specified inputs are '
+            f'{[str(s) for s in nm.specified]}.')
+    s, missing_s = [], []
+    for symbol in nm.specified:
+        if symbol not in specified:
+            missing_s.append(symbol)
+            s.append(np.nan)
+            continue
+        value = specified[symbol]
+        if callable(value) or isinstance(value, sm.Basic) and not \
+                isinstance(value, sm.Number):
+            raise TypeError(
+                f'specified[{symbol}] must be a number (the operating value '
+                f'of the input), not {type(value).__name__} {value!r}.')
+        s.append(_as_float(f'specified[{symbol}]', value))
+    if not hasattr(point, 'items'):
+        raise TypeError(f'{what} must be a mapping from coordinates and '
+                        f'speeds to numbers, not {type(point).__name__}.')
+    if not speeds:
+        given = [k for k in point if k in set(nm.u)]
+        moving = [str(k) for k in given if _as_float(
+            f'guess[{k}]', point[k]) != 0.0]
+        if moving:
+            raise ValueError(f'guess: the speeds of a static equilibrium '
+                             f'are zero, not {moving}.')
+        point = {k: v for k, v in point.items() if k not in set(nm.u)}
+        point.update({s_: 0.0 for s_ in nm.u})
+    q, u, missing_x = _initial_state(nm, point)
+    problems = [f'{label}: {[str(m) for m in missing]}'.replace("'", '')
+                for label, missing in (
+                    ('missing constants', missing_c),
+                    ('missing specified inputs (specified=)', missing_s),
+                    (f'missing values in {what}', missing_x)) if missing]
+    if problems:
+        raise MissingValuesError(f'{what}: ' + '; '.join(problems))
+    constants_map = dict(zip(nm.constants, c))
+    solver = constraint_solver(nm, constants_map)
+    if solver is not None:
+        # assembled from the guess first, as simulate() does: the
+        # equilibrium search then starts on the constraint manifold
+        q = np.asarray(solver.solve_positions(q, time), dtype=float)
+    x = nm.pack(time, q, u, c, np.array(s, dtype=float))
+    if nm.has_velocity_constraints and speeds:
+        vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
+        try:
+            u = numpy_kernels.dependent_speeds(
+                vel, u, len(nm.u), len(nm.u_dep_idx), nm.u_ind_idx,
+                nm.u_dep_idx)
+        except np.linalg.LinAlgError:
+            u = _least_squares_speeds(vel, u, nm)
+        x[nm.slices[1]] = u
+    return x, q, u, solver
+
+
+def _least_squares_speeds(vel, u, nm):
+    """The dependent speeds where the model's dependent block is singular:
+    the speeds closest to ``u`` that satisfy the velocity constraints."""
+    nu, m = len(nm.u), len(nm.u_dep_idx)
+    K = vel[:m * nu].reshape(m, nu)
+    residual = K @ u + vel[m * nu:]
+    return u - np.linalg.lstsq(K, residual, rcond=None)[0]
+
+
+def linearize_model(nm, operating_point, constants, inputs, specified,
+                    time):
+    """:meth:`Simulation.linearize`'s work on its numeric model."""
+    if inputs is None:
+        inputs = []
+    elif not isinstance(inputs, (list, tuple)):
+        raise TypeError(f'inputs must be a list of specified inputs of the '
+                        f'model, not {type(inputs).__name__}.')
+    columns = []
+    for item in inputs:
+        if item not in nm.specified:
+            raise ValueError(
+                f'inputs: {item} is not a specified input of the model; '
+                f'they are {[str(s) for s in nm.specified]}.')
+        columns.append(nm.specified.index(item))
+    x, q, u, _ = _operating_values(nm, operating_point, constants,
+                                   specified, time, 'operating_point')
+    A, B, q_ind, u_ind = linearize_at(nm, x, columns)
+    states = [nm.q[i] for i in q_ind] + [nm.u[i] for i in u_ind]
+    point = dict(zip(nm.q, map(float, q)))
+    point.update(zip(nm.u, map(float, u)))
+    return LinearModel(A, B, states, inputs, point, x[0])
+
+
+def equilibrium_model(nm, guess, constants, specified, time, tolerance):
+    """:meth:`Simulation.equilibrium`'s work on its numeric model."""
+    tolerance = _as_float('tolerance', tolerance)
+    if not tolerance > 0:
+        raise ValueError(f'tolerance must be positive, got {tolerance}.')
+    x, q, _, solver = _operating_values(nm, guess, constants, specified,
+                                        time, 'guess', speeds=False)
+    q = equilibrium_at(nm, solver, q, x, tolerance)
+    return dict(zip(nm.q, map(float, q)))

@@ -1,0 +1,266 @@
+r"""Linear analysis of constrained models: :func:`linearize`,
+:func:`equilibrium` and :class:`LinearModel`.
+
+Explanation
+===========
+
+SymPy's ``KanesMethod.linearize`` forms the linear equations symbolically,
+which for a model with dependent coordinates and speeds (a bicycle, a
+closed loop) means differentiating and simplifying the whole constrained
+system before any number is known. Here the model is prepared once
+(:class:`~sympy_loads.Simulation`: its unconstrained equations and
+constraints, generated as fast functions), the Jacobians of those
+equations with respect to the coordinates, speeds and specified inputs
+are derived symbolically and generated once more, and each operating
+point is then a matter of evaluating them and applying the chain rule
+through the numeric elimination of the dependent coordinates and speeds
+(the implicit function theorem; see
+:mod:`sympy_loads._simulation.linearization`). The matrices are exact up
+to round-off: no finite differences.
+
+The states of the linear model are the independent coordinates and then
+the independent speeds, in the model's order: ``x' = A x + B r`` for the
+deviations ``x`` of those and ``r`` of the chosen specified inputs from
+the operating point. For the Whipple bicycle at 5 m/s this gives the
+eigenvalues of Meijaard et al. [Meijaard2007]_ to about 1e-12.
+
+:func:`equilibrium` finds a static equilibrium (speeds and accelerations
+zero, constraints satisfied) from a guess, with SciPy's
+``least_squares`` on the equations and their exact Jacobian.
+
+References
+==========
+
+.. [Meijaard2007] J. P. Meijaard, J. M. Papadopoulos, A. Ruina, A. L.
+   Schwab, "Linearized dynamics equations for the balance and steer of a
+   bicycle: a benchmark and review", Proc. R. Soc. A 463:1955-1982, 2007,
+   https://doi.org/10.1098/rspa.2007.1857.
+.. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+   Applications, McGraw-Hill, 1985, ch. 6 (linearized dynamical
+   equations).
+"""
+
+from ._errors import EquilibriumError
+from ._simulation.linearization import LinearModel
+from .simulation import Simulation
+
+__all__ = ['linearize', 'equilibrium', 'LinearModel', 'EquilibriumError']
+
+# documented and pickled under its public name
+LinearModel.__module__ = __name__
+
+
+def _prepared(model, backend):
+    if isinstance(model, Simulation):
+        return model
+    return Simulation(model, backend=backend)
+
+
+def linearize(model, operating_point, constants, *, inputs=None,
+              specified=None, time=0.0, backend='auto'):
+    r"""The linear model of ``model`` about an operating point.
+
+    Explanation
+    ===========
+
+    Returns the :class:`LinearModel` ``x' = A x + B r`` of the equations of
+    motion, with the constraints, about ``operating_point``. ``x`` holds
+    the deviations of the independent coordinates, then of the
+    independent speeds (``.states``, in the model's order; another
+    independent set where the model's own dependent block is singular at
+    the operating point), and ``r`` those of the specified ``inputs``.
+
+    The operating point need not be an equilibrium: a steady motion, such
+    as a bicycle running straight at constant speed, is linearized the
+    same way (``A`` is the Jacobian of the right-hand side there).
+
+    The Jacobians of the unconstrained equations and of the constraint
+    functions are derived symbolically and generated once per model
+    (kept with the prepared model, see :class:`~sympy_loads.Simulation`;
+    pass one as ``model`` to linearize at many points), then combined by
+    the chain rule through the numeric elimination of the dependent
+    coordinates and speeds: the result is exact up to round-off.
+
+    Examples
+    ========
+
+    A cart with an inverted pendulum, pushed by a force ``F``, about the
+    upright position:
+
+    >>> import numpy as np
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import linearize
+    >>> x, th, v, w, F = me.dynamicsymbols('x theta v omega F')
+    >>> m, M, l, g = sm.symbols('m M l g')
+    >>> N = me.ReferenceFrame('N'); B = N.orientnew('B', 'Axis', (th, N.z))
+    >>> B.set_ang_vel(N, w*N.z)
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> C = O.locatenew('C', x*N.x); C.set_vel(N, v*N.x)
+    >>> P = C.locatenew('P', l*B.y); _ = P.v2pt_theory(C, N, B)
+    >>> kane = me.KanesMethod(N, [x, th], [v, w],
+    ...                       kd_eqs=[x.diff() - v, th.diff() - w])
+    >>> _ = kane.kanes_equations(
+    ...     [me.Particle('cart', C, M), me.Particle('bob', P, m)],
+    ...     [(C, F*N.x - M*g*N.y), (P, -m*g*N.y)])
+    >>> lin = linearize(kane, {x: 0.0, th: 0.0, v: 0.0, w: 0.0},
+    ...                 {m: 1.0, M: 4.0, l: 1.0, g: 9.81},
+    ...                 inputs=[F], specified={F: 0.0})
+    >>> np.round(lin.A, 6)
+    array([[ 0.    ,  0.    ,  1.    ,  0.    ],
+           [ 0.    ,  0.    ,  0.    ,  1.    ],
+           [ 0.    ,  2.4525,  0.    ,  0.    ],
+           [ 0.    , 12.2625,  0.    ,  0.    ]])
+    >>> np.round(lin.B.ravel(), 6)
+    array([0.  , 0.  , 0.25, 0.25])
+    >>> bool(max(lin.eigenvalues().real) > 0)      # it falls over
+    True
+
+    Parameters
+    ==========
+
+    model : KanesMethod, System or Simulation
+        The model (after ``kanes_equations`` or ``form_eoms``), or a
+        prepared :class:`~sympy_loads.Simulation` of it.
+    operating_point : mapping
+        Coordinates and speeds to values, as ``simulate()``'s
+        ``initial_conditions``: the independent ones are required, the
+        dependent ones are starting guesses and are solved for.
+    constants : mapping
+        Values of the model's constants.
+    inputs : list of Function, optional
+        Specified inputs of the model to differentiate with respect to:
+        the columns of ``B`` (none by default).
+    specified : mapping, optional
+        The operating values (numbers) of all the model's specified
+        inputs.
+    time : float, optional
+        The time of the operating point (for models that depend on time).
+    backend : str, optional
+        As for :func:`~sympy_loads.simulate`; ignored when ``model`` is a
+        ``Simulation``.
+
+    Returns
+    =======
+
+    LinearModel
+
+    Raises
+    ======
+
+    TypeError, ValueError
+        For arguments of the wrong type or value, naming the argument;
+        a ``ValueError`` lists every missing value.
+    ConstraintSolverError
+        When the configuration constraints cannot be solved at the
+        operating point.
+
+    Notes
+    =====
+
+    SymPy's ``KanesMethod.linearize`` gives the same ``A`` and ``B`` (the
+    tests compare them to 1e-12) but works symbolically: for the Whipple
+    bicycle it needs minutes before any operating point is substituted,
+    where this takes about a second once and well under a millisecond per
+    further operating point (``benchmarks/bench_linear.py``).
+
+    References
+    ==========
+
+    .. [Meijaard2007] J. P. Meijaard, J. M. Papadopoulos, A. Ruina, A. L.
+       Schwab, "Linearized dynamics equations for the balance and steer of
+       a bicycle: a benchmark and review", Proc. R. Soc. A 463:1955-1982,
+       2007, https://doi.org/10.1098/rspa.2007.1857.
+    """
+    return _prepared(model, backend).linearize(
+        operating_point, constants, inputs=inputs, specified=specified,
+        time=time)
+
+
+def equilibrium(model, guess, constants, *, specified=None, time=0.0,
+                tolerance=1e-10, backend='auto'):
+    r"""A static equilibrium of ``model`` near ``guess``.
+
+    Explanation
+    ===========
+
+    Finds the coordinates at which the model rests: speeds and
+    accelerations zero, the configuration constraints satisfied, the
+    generalized active forces balanced. The unknowns are the independent
+    coordinates; the dependent ones are solved from the configuration
+    constraints at every step (as in ``simulate()``, so the search stays
+    on the assembly branch of the guess), and the equations are the
+    independent accelerations at rest, solved by
+    ``scipy.optimize.least_squares`` with their exact Jacobian (the static
+    part of :func:`linearize`'s). Returns ``{coordinate: value}`` for
+    every coordinate, ready to pass to ``simulate()`` with zero speeds.
+
+    Examples
+    ========
+
+    A pendulum with a torsional spring ``k (theta0 - theta)`` rests where
+    the spring holds the weight, ``k (theta0 - theta) = m g l
+    sin(theta)``:
+
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import equilibrium
+    >>> th, w = me.dynamicsymbols('theta omega')
+    >>> m, g, l, k = sm.symbols('m g l k')
+    >>> N = me.ReferenceFrame('N'); A = N.orientnew('A', 'Axis', (th, N.z))
+    >>> A.set_ang_vel(N, w*N.z)
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', -l*A.y); _ = P.v2pt_theory(O, N, A)
+    >>> kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w])
+    >>> _ = kane.kanes_equations([me.Particle('p', P, m)],
+    ...                          [(P, -m*g*N.y), (A, k*(1 - th)*N.z)])
+    >>> values = {m: 1.0, g: 9.81, l: 1.0, k: 20.0}
+    >>> rest = equilibrium(kane, {th: 0.5}, values)
+    >>> angle = rest[th]
+    >>> abs(20.0*(1 - angle) - 9.81*float(sm.sin(angle))) < 1e-12
+    True
+
+    Parameters
+    ==========
+
+    model : KanesMethod, System or Simulation
+        As for :func:`linearize`.
+    guess : mapping
+        Coordinates to starting values (the independent ones required,
+        the dependent ones optional); speeds, if given, must be zero.
+    constants : mapping
+        Values of the model's constants.
+    specified : mapping, optional
+        Values (numbers) of the model's specified inputs.
+    time : float, optional
+        The time (for models that depend on time).
+    tolerance : float, optional
+        The largest independent acceleration accepted at the solution,
+        relative to the largest one at the guess (at least 1).
+    backend : str, optional
+        As for :func:`linearize`.
+
+    Returns
+    =======
+
+    dict
+        ``{coordinate: value}`` for every coordinate of the model.
+
+    Raises
+    ======
+
+    EquilibriumError
+        When the residual reached is above ``tolerance``; the message and
+        the attributes give the residual and the equations not satisfied.
+    TypeError, ValueError
+        For arguments of the wrong type or value, naming the argument.
+
+    References
+    ==========
+
+    .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+       Applications, McGraw-Hill, 1985, sec. 6.1 (static equilibrium).
+    """
+    return _prepared(model, backend).equilibrium(
+        guess, constants, specified=specified, time=time,
+        tolerance=tolerance)
