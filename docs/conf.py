@@ -1,6 +1,7 @@
 """Sphinx configuration for the sympy_loads documentation."""
 
 import os
+import re
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
@@ -9,6 +10,10 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
 project = 'sympy_loads'
 author = 'sympy_loads developers'
 copyright = '2026, sympy_loads developers'
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), '..',
+                       'sympy_loads', '__init__.py')) as _init:
+    release = version = re.search(r"__version__ = '([^']+)'",
+                                  _init.read()).group(1)
 
 extensions = [
     'sphinx.ext.autodoc',
@@ -27,6 +32,34 @@ napoleon_google_docstring = False
 napoleon_numpy_docstring = True
 napoleon_custom_sections = [('Explanation', 'notes_style')]
 napoleon_use_rtype = False
+# Parameter types are written as prose ("sympifiable, optional", "array_like
+# of shape (m, n)", "ReferenceFrame"). Napoleon splits them into tokens and
+# links the names below through the shipped inventories; words that are not
+# names (shape, of, m, n) are shown as plain text by _plain_type_words.
+napoleon_preprocess_types = True
+_ME = 'sympy.physics.mechanics'
+napoleon_type_aliases = {
+    **{name: f':class:`~{_ME}.{name}`' for name in (
+        'ReferenceFrame', 'Point', 'Vector', 'RigidBody', 'Particle',
+        'KanesMethod', 'System', 'PinJoint', 'SphericalJoint',
+        'PrismaticJoint', 'CylindricalJoint', 'PathwayBase', 'Force',
+        'Torque', 'ActuatorBase', 'ForceActuator', 'TorqueActuator')},
+    'Joint': f':class:`~{_ME}.joint.Joint`',
+    'Expr': ':class:`~sympy.core.expr.Expr`',
+    'Symbol': ':class:`~sympy.core.symbol.Symbol`',
+    'Matrix': ':class:`~sympy.Matrix`',
+    'sympifiable': ':func:`sympifiable <sympy.core.sympify.sympify>`',
+    'ndarray': ':class:`~numpy.ndarray`',
+    'array_like': ':term:`array_like`',
+    'iterable': ':term:`iterable`',
+    'sequence': ':term:`sequence`',
+    'sequences': ':term:`sequences <sequence>`',
+    'mapping': ':term:`mapping`',
+    'mappings': ':term:`mappings <mapping>`',
+    'callable': ':term:`callable`',
+    'path-like': ':term:`path-like <path-like object>`',
+    'Executor': ':class:`~concurrent.futures.Executor`',
+}
 
 
 autodoc_member_order = 'bysource'
@@ -47,6 +80,7 @@ _INVENTORIES = {
     'numpy': 'https://numpy.org/doc/stable/',
     'scipy': 'https://docs.scipy.org/doc/scipy/',
     'matplotlib': 'https://matplotlib.org/stable/',
+    'pandas': 'https://pandas.pydata.org/docs/',
 }
 _HERE = os.path.dirname(os.path.abspath(__file__))
 intersphinx_mapping = {
@@ -62,12 +96,14 @@ doctest_default_flags = (_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE
                          | _doctest.IGNORE_EXCEPTION_DETAIL
                          | _doctest.DONT_ACCEPT_TRUE_FOR_1)
 
-html_theme = 'alabaster'
+html_theme = 'furo'
+html_title = f'sympy_loads {release}'
 exclude_patterns = ['_build', '_generated', '_intersphinx']
-nitpicky = False
+# Every cross-reference must resolve (CI builds with -n -W); what truly
+# cannot link is listed here with the reason.
+nitpicky = True
+nitpick_ignore = []
 
-
-import re
 
 from docutils import nodes
 
@@ -121,23 +157,219 @@ def _show_short_labels(app, doctree):
                     re.sub(r'[^\[\]:]*' + _SEPARATOR, '', str(text))))
 
 
-def _make_animations(app):
-    """Write the four-bar animation shown in the closed-loop tutorial to
-    ``_generated/four_bar.gif`` (once; delete it to remake it), with the
-    example's own code: ``python -m sympy_loads.examples.four_bar
-    --animate`` does the same."""
-    path = os.path.join(_HERE, '_generated', 'four_bar.gif')
-    if os.path.exists(path):
-        return
-    import matplotlib
-    matplotlib.use('Agg')
-    from sympy_loads.examples import four_bar
-    model, result, _ = four_bar.run(duration=6.0, samples_per_second=100)
-    four_bar.save_animation(model, result, os.path.dirname(path))
+#: The gallery: every ``python -m sympy_loads.examples.<name>``, run with
+#: these options when the docs build (and only when its picture is
+#: missing: delete ``_generated/gallery/`` to remake them all). The
+#: command's wall time is kept in ``_generated/gallery/times.json`` and
+#: shown on the gallery page with the machine it was measured on.
+GALLERY = {
+    'four_bar': ['--animate'],
+    'slider_crank': ['--animate'],
+    'bouncing_ball': [],
+    'bicycle': [],
+    'bicycle_stability': [],
+    'car_replacement': None,    # prints only: its output is the picture
+}
+
+
+def _cpu_name():
+    try:
+        with open('/proc/cpuinfo') as stream:
+            for line in stream:
+                if line.startswith('model name'):
+                    return line.split(':', 1)[1].strip()
+    except OSError:
+        pass
+    import platform
+    return platform.processor() or platform.machine()
+
+
+def _make_gallery(app):
+    """Run each example of :data:`GALLERY` whose picture is missing into
+    ``_generated/gallery/`` (its own plotting and animation code, as a
+    user runs it) and write ``_generated/gallery_times.rst``: one
+    substitution ``|time <name>|`` per example."""
+    import json
+    import platform
+    import subprocess
+    import time
+    folder = os.path.join(_HERE, '_generated', 'gallery')
+    os.makedirs(folder, exist_ok=True)
+    times_path = os.path.join(folder, 'times.json')
+    times = {}
+    if os.path.exists(times_path):
+        with open(times_path) as stream:
+            times = json.load(stream)
+    environment = dict(os.environ, MPLBACKEND='Agg')
+    environment['PYTHONPATH'] = os.pathsep.join(
+        [os.path.join(_HERE, '..')]
+        + environment.get('PYTHONPATH', '').split(os.pathsep))
+    for name, options in GALLERY.items():
+        picture = os.path.join(folder, name + ('.txt' if options is None
+                                               else '.png'))
+        if os.path.exists(picture) and name in times:
+            continue
+        command = [sys.executable, '-m', f'sympy_loads.examples.{name}']
+        command += [] if options is None else ['--output', folder] + options
+        start = time.perf_counter()
+        run = subprocess.run(command, cwd=folder, env=environment,
+                             capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        if run.returncode:
+            raise RuntimeError(f'{" ".join(command)} failed:\n{run.stderr}')
+        if options is None:
+            with open(picture, 'w') as stream:
+                stream.write(run.stdout)
+        times[name] = {
+            'seconds': seconds,
+            'command': ' '.join(['python -m', f'sympy_loads.examples.{name}']
+                                + (options or [])),
+            'machine': f'{_cpu_name()}, {os.cpu_count()} cores, '
+                       f'Python {platform.python_version()}, '
+                       f'{time.strftime("%Y-%m-%d")}'}
+        with open(times_path, 'w') as stream:
+            json.dump(times, stream, indent=1)
+    lines = []
+    for name in GALLERY:
+        entry = times[name]
+        lines.append(f'.. |time {name}| replace:: '
+                     f'{entry["seconds"]:.0f} s on {entry["machine"]}')
+    with open(os.path.join(_HERE, '_generated', 'gallery_times.rst'),
+              'w') as stream:
+        stream.write('\n'.join(lines) + '\n')
+
+
+# Words of a prose parameter type that name no object ("shape (m, n)",
+# "sequence of load", "two str"): napoleon's tokens that are not a dotted
+# Python name, or a lowercase word that is not one of Python's types.
+_NAME = re.compile(r'[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*')
+
+
+def _public_candidates(target):
+    """Where a reference to a public object is documented: the API pages
+    document every name of ``sympy_loads.__all__`` as ``sympy_loads.<name>``
+    (``sympy_loads.simulate``, not ``sympy_loads.simulation.simulate``), and
+    docstrings refer to them by short name or by their module's path."""
+    import sympy_loads
+    parts = target.lstrip('~.').split('.')
+    if parts[0] == 'sympy_loads':
+        parts = parts[1:]
+    for i, part in enumerate(parts):
+        if part in sympy_loads.__all__:
+            yield 'sympy_loads.' + '.'.join(parts[i:])
+            return
+
+
+def _missing_reference(app, env, node, contnode):
+    if node.get('refdomain') != 'py':
+        return None
+    target = node['reftarget']
+    domain = env.get_domain('py')
+    for candidate in _public_candidates(target):
+        if candidate == target:
+            continue
+        found = domain.resolve_xref(env, node['refdoc'], app.builder,
+                                    node['reftype'], candidate, node,
+                                    contnode)
+        if found is not None:
+            return found
+    if node['reftype'] == 'class' and (
+            not _NAME.fullmatch(target)
+            or ('.' not in target and target[:1].islower())):
+        return contnode          # a word of a prose type: plain text
+    return None
+
+
+# The API overview (api_overview.rst) is a table of every name of
+# sympy_loads.__all__, grouped by task and written when the docs build, so
+# a new public name appears there without anyone remembering to add it.
+# Each name goes under the first group whose module exports it; a module
+# not listed here puts its names under "Other".
+_API_GROUPS = [
+    ('Force systems', 'Resultants, moments, couples and replacements of '
+     'sets of loads.', ['force_systems']),
+    ('Loads', 'SymPy actuators and load builders that go straight into '
+     '``KanesMethod`` or ``System``.',
+     ['actuators', 'friction', 'contact', 'aerodynamics', 'gravitation']),
+    ('Generalized forces', 'Partial velocities and generalized active and '
+     'inertia forces, by hand.', ['generalized_forces']),
+    ('Constraints', 'Solve holonomic constraints numerically.',
+     ['constraints']),
+    ('Simulation', 'Integrate the equations of motion of a ``KanesMethod`` '
+     'or ``System``.', ['simulation', 'impacts', 'joint_friction']),
+    ('Linear analysis', 'Equilibria, linearized equations and eigenvalues.',
+     ['linear']),
+    ('Studies', 'Many simulations at once.', ['parameter_study']),
+    ('Animation', 'Draw a simulated mechanism.', ['animation']),
+]
+
+
+def _first_sentence(text):
+    text = ' '.join((text or '').strip().split('\n\n')[0].split())
+    end = re.search(r'(?<!\be\.g)(?<!\bi\.e)(?<!\bal)\.(\s|$)', text)
+    return text if end is None else text[:end.start() + 1]
+
+
+def _api_overview_table():
+    """reStructuredText of the overview: one section per group, one table
+    row per public name (a link and the first sentence of its
+    docstring)."""
+    import importlib
+    import inspect
+
+    from sphinx.pycode import ModuleAnalyzer
+
+    import sympy_loads
+    rows = {title: [] for title, _, _ in _API_GROUPS}
+    rows['Other'] = []
+    modules = []
+    for title, _, names in _API_GROUPS:
+        for name in names:
+            try:
+                modules.append((title, importlib.import_module(
+                    f'sympy_loads.{name}')))
+            except ImportError:
+                pass
+    for name in sympy_loads.__all__:
+        obj = getattr(sympy_loads, name)
+        group = next((title for title, module in modules
+                      if getattr(module, name, None) is obj), 'Other')
+        if inspect.isclass(obj):
+            role, doc = 'class', inspect.getdoc(obj)
+        elif callable(obj):
+            role, doc = 'func', inspect.getdoc(obj)
+        else:
+            role = 'data'
+            home = next(module for title, module in modules
+                        if getattr(module, name, None) is obj)
+            docs = ModuleAnalyzer.for_module(home.__name__).find_attr_docs()
+            doc = '\n'.join(docs.get(('', name), []))
+        rows[group].append((role, name, _first_sentence(doc)))
+    out = []
+    for title, intro, _ in _API_GROUPS + [('Other', '', [])]:
+        if not rows[title]:
+            continue
+        out += [title, '-'*len(title), '', intro, '',
+                '.. list-table::', '   :widths: 30 70', '']
+        for role, name, line in rows[title]:
+            out += [f'   * - :{role}:`~sympy_loads.{name}`', f'     - {line}']
+        out.append('')
+    return '\n'.join(out)
+
+
+def _write_api_overview(app):
+    path = os.path.join(_HERE, '_generated', 'api_overview_table.rst')
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = _api_overview_table()
+    if not os.path.exists(path) or open(path).read() != text:
+        with open(path, 'w') as stream:
+            stream.write(text)
 
 
 def setup(app):
-    app.connect('builder-inited', _make_animations)
+    app.connect('builder-inited', _write_api_overview)
+    app.connect('missing-reference', _missing_reference, priority=900)
+    app.connect('builder-inited', _make_gallery)
     app.connect('autodoc-process-docstring', _docstring_citations)
     app.connect('source-read', _page_citations)
     app.connect('doctree-read', _show_short_labels)

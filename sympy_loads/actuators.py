@@ -280,7 +280,7 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def regularization(self):
-        """Regularization speed of the friction sign (0: exact sign)."""
+        """Regularization speed of the friction sign (0 for the exact sign)."""
         return self._regularization
 
     @regularization.setter
@@ -329,10 +329,10 @@ class SpringDamperActuator(ForceActuator):
 
     @property
     def tension(self):
-        r"""The tension-positive scalar :math:`k (l - l_0) + c \dot{l} +
-        f_F \operatorname{sgn}(\dot{l}) + f_{ACT}` of the course notes
-        "Three-Dimensional Generalized Forces" (positive pulls the ends
-        together)."""
+        r"""The tension-positive scalar of the course notes
+        "Three-Dimensional Generalized Forces",
+        :math:`k (l - l_0) + c \dot{l} + f_F \operatorname{sgn}(\dot{l})
+        + f_{ACT}` (positive pulls the ends together)."""
         _check_pathway_length(self.pathway)
         length = self.length
         speed = self.lengthening_speed
@@ -641,9 +641,10 @@ class RotationalSpringDamperActuator(TorqueActuator):
 
     @property
     def resisting_torque(self):
-        r"""The course notes' :math:`T = k (\theta - \theta_0) + c
-        \dot{\theta} + T_F \operatorname{sgn}(\dot{\theta}) + T_{ACT}`,
-        positive when it resists a positive :math:`\theta`."""
+        r"""The resisting torque of the course notes, positive when it
+        resists a positive :math:`\theta`,
+        :math:`T = k (\theta - \theta_0) + c \dot{\theta}
+        + T_F \operatorname{sgn}(\dot{\theta}) + T_{ACT}`."""
         speed = self.angular_speed
         torque = S0 = sm.S.Zero
         if self.stiffness != S0:

@@ -234,15 +234,15 @@ class AerodynamicDrag(ActuatorBase):
 
     @property
     def airspeed(self):
-        r""":math:`|\bar{v}_{rel}|`: :class:`euclidean_norm` of the
-        components of the relative velocity in ``frame``."""
+        r"""The airspeed, the :class:`euclidean_norm` of the components of
+        the relative velocity in ``frame``, :math:`|\bar{v}_{rel}|`."""
         components = self.relative_velocity.to_matrix(self.frame)
         return euclidean_norm(*components)
 
     @property
     def force(self):
-        r"""The drag force vector :math:`-\tfrac{1}{2} \rho C_d A
-        |\bar{v}_{rel}| \bar{v}_{rel}`."""
+        r"""The drag force vector,
+        :math:`-\tfrac{1}{2} \rho C_d A |\bar{v}_{rel}| \bar{v}_{rel}`."""
         factor = self.density * self.drag_coefficient * self.area / 2
         return -factor * self.airspeed * self.relative_velocity
 

@@ -212,7 +212,8 @@ def point_positions(result, points, frame, *, origin=None, constants=None,
 
 def animate(result, points, frame, *, origin=None, constants=None,
             axes=('x', 'y'), fps=25, speed=1.0, title=None, trace=None,
-            figsize=(5, 5), limits=None, units=None):
+            figsize=(5, 5), limits=None, units=None, ground=(),
+            sliders=()):
     r"""A matplotlib animation of ``points`` moving as in ``result``.
 
     Explanation
@@ -224,8 +225,10 @@ def animate(result, points, frame, *, origin=None, constants=None,
     its four-bar linkage. The frames of the animation are ``fps`` per
     second of playback; ``speed`` is simulated seconds per second of
     playback, and positions between samples are interpolated linearly, so
-    sample ``result`` densely (``t_eval``). The elapsed simulated time is
-    shown in a corner.
+    sample ``result`` densely (``t_eval``). Points fixed to the ground
+    (``ground``) are drawn as pivots, points that slide (``sliders``) as
+    blocks on the line they slide along. The elapsed simulated time is shown
+    above the axes, right of the title.
 
     Examples
     ========
@@ -293,6 +296,12 @@ def animate(result, points, frame, *, origin=None, constants=None,
         Axis limits; default: the extent of the motion plus a margin.
     units : str, optional
         The unit of length, shown in the axis labels (e.g. ``'m'``).
+    ground : sequence of Point, optional
+        Points fixed to the ground (pivots), drawn as a pivot symbol at
+        their place.
+    sliders : sequence of Point, optional
+        Points that slide (a slider block), drawn as a square block, with
+        the path the point follows drawn as its guide.
 
     Returns
     =======
@@ -327,7 +336,13 @@ def animate(result, points, frame, *, origin=None, constants=None,
     flat = [p for chain in chains for p in chain]
     if trace is not None and not isinstance(trace, me.Point):
         raise TypeError(f'trace must be a Point, got {trace!r}')
-    everything = flat + ([trace] if trace is not None else [])
+    ground, sliders = list(ground), list(sliders)
+    for name, group in (('ground', ground), ('sliders', sliders)):
+        if not all(isinstance(p, me.Point) for p in group):
+            raise TypeError(f'{name} must be a sequence of Points, got '
+                            f'{group!r}')
+    everything = (flat + ground + sliders
+                  + ([trace] if trace is not None else []))
     xy = point_positions(result, [everything], frame, origin=origin
                          if origin is not None else flat[0],
                          constants=constants, axes=axes)
@@ -354,11 +369,28 @@ def animate(result, points, frame, *, origin=None, constants=None,
     ax.set_xlabel(f'{frame}.{axes[0]}{unit}')
     ax.set_ylabel(f'{frame}.{axes[1]}{unit}')
     if title:
-        ax.set_title(title)
-    lines = [ax.plot([], [], 'o-', lw=2, color=f'C{i}')[0]
+        ax.set_title(title, loc='left', fontsize='medium')
+    # pivots: a triangle under each ground point, with a hatched base
+    size = 0.04*max(limits[0][1] - limits[0][0], limits[1][1] - limits[1][0])
+    first = len(flat)
+    for x, y in xy[0, first:first + len(ground)]:
+        ax.fill([x, x - size, x + size], [y, y - 1.5*size, y - 1.5*size],
+                facecolor='0.85', edgecolor='k', lw=1, zorder=1)
+        ax.plot([x - 1.6*size, x + 1.6*size], [y - 1.5*size] * 2, 'k-',
+                lw=2, zorder=1)
+    # sliders: the path each follows (its guide) under a moving block
+    first += len(ground)
+    for j in range(len(sliders)):
+        ax.plot(xy[:, first + j, 0], xy[:, first + j, 1], '-', lw=3,
+                color='0.75', zorder=0, solid_capstyle='butt')
+    blocks = [ax.plot([], [], 's', markersize=16, markerfacecolor='0.6',
+                      markeredgecolor='k', zorder=3)[0] for _ in sliders]
+    lines = [ax.plot([], [], 'o-', lw=2, color=f'C{i}', zorder=4)[0]
              for i in range(len(chains))]
     path = ax.plot([], [], '-', lw=0.8, color='0.5')[0] if trace else None
-    clock = ax.text(0.02, 0.95, '', transform=ax.transAxes)
+    # the clock above the axes, right-aligned: never over the mechanism
+    clock = ax.text(1.0, 1.01, '', transform=ax.transAxes, ha='right',
+                    va='bottom', fontsize='medium', family='monospace')
     bounds = np.cumsum([0] + [len(chain) for chain in chains])
     figure.tight_layout()
 
@@ -366,10 +398,14 @@ def animate(result, points, frame, *, origin=None, constants=None,
         current = frames_xy[i]
         for line, start, stop in zip(lines, bounds[:-1], bounds[1:]):
             line.set_data(current[start:stop, 0], current[start:stop, 1])
+        for j, block in enumerate(blocks):
+            block.set_data(current[first + j:first + j + 1, 0],
+                           current[first + j:first + j + 1, 1])
         if path is not None:
             path.set_data(frames_xy[:i + 1, -1, 0], frames_xy[:i + 1, -1, 1])
-        clock.set_text(f't = {frame_times[i]:.2f} s')
-        return lines + ([path] if path is not None else []) + [clock]
+        clock.set_text(f't = {frame_times[i]:5.2f} s')
+        return (blocks + lines + ([path] if path is not None else [])
+                + [clock])
 
     anim = FuncAnimation(figure, draw, frames=n_frames,
                          interval=1000.0/float(fps), blit=False)

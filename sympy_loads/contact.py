@@ -632,7 +632,7 @@ class HuntCrossleyContact(ActuatorBase):
     friction_regularization = property(
         lambda self: self._friction_regularization,
         lambda self, v: _set_once(self, 'friction_regularization', v),
-        doc='Regularization speed of the slip sign (0: exact).')
+        doc='Regularization speed of the slip sign (0 for the exact sign).')
     friction_sign_method = property(
         lambda self: self._friction_sign_method,
         lambda self, v: _set_once(self, 'friction_sign_method', v),
@@ -676,7 +676,7 @@ class HuntCrossleyContact(ActuatorBase):
 
     @property
     def contact_point(self):
-        """Contact location C: the center projected on the plane (Point);
+        """Contact location C, the center projected on the plane (Point);
         the plane's body takes the reaction there."""
         return self._contact_point
 

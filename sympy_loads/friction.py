@@ -390,7 +390,7 @@ class SlidingFriction(ActuatorBase):
                       doc='The unit surface normal.')
     frame = property(lambda self: self._frame, doc='The Newtonian frame.')
     surface = property(lambda self: self._surface,
-                       doc='The surface body or frame (None: ``frame``).')
+                       doc='The surface body or frame (None for ``frame``).')
     normal_force = property(lambda self: self._normal_force,
                             doc='The normal force magnitude.')
     reaction_point = property(

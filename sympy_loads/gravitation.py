@@ -2,7 +2,9 @@ r"""Newtonian gravitational attraction between two bodies, with the
 first-order gravitational (gravity-gradient) moment on rigid bodies.
 
 Uniform gravity near the Earth's surface is SymPy's
-:func:`sympy.physics.mechanics.gravity`; this module is for the general
+:meth:`System.apply_uniform_gravity
+<sympy.physics.mechanics.system.System.apply_uniform_gravity>` (or the
+function ``sympy.physics.mechanics.gravity``); this module is for the general
 inverse-square law, where the force depends on the distance between the
 bodies and a rigid body also feels a moment about its mass center.
 
@@ -211,7 +213,7 @@ class GravitationalAttraction(ForceActuator):
                        doc='Whether rigid bodies receive the gravitational '
                            'moment.')
     softening = property(lambda self: self._softening,
-                         doc='The Plummer softening length (0: none).')
+                         doc='The Plummer softening length (0 for none).')
 
     @property
     def force(self):

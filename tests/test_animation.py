@@ -201,3 +201,29 @@ def test_save_gif_refuses_bad_rates_and_resolutions(double_pendulum,
         matplotlib.pyplot.close(anim.figure)
         del anim
         gc.collect()
+
+
+@pytest.mark.filterwarnings('ignore:Animation was deleted without rendering')
+def test_ground_pivots_and_slider_blocks_are_drawn(double_pendulum):
+    """``ground`` points get a pivot symbol where they are, ``sliders`` a
+    block that moves with the point (over its path, drawn as the guide);
+    the clock sits above the axes, clear of the mechanism."""
+    import matplotlib.pyplot as plt
+    d = double_pendulum
+    chain = [d['O'], d['P1'], d['P2']]
+    anim = animate(d['result'], chain, d['N'], fps=5, ground=[d['O']],
+                   sliders=[d['P2']])
+    ax = anim.figure.axes[0]
+    assert len(ax.patches) == 1                     # the pivot's triangle
+    anim._sympy_loads_frames[1](3)                  # draw frame 3
+    blocks = [line for line in ax.lines if line.get_marker() == 's']
+    assert len(blocks) == 1
+    np.testing.assert_allclose(np.ravel(blocks[0].get_data()),
+                               anim.positions[3, 2])
+    clock = ax.texts[-1]
+    assert clock.get_text() == 't =  0.60 s'
+    assert clock.get_position()[1] > 1.0            # above the axes
+    with pytest.raises(TypeError, match='ground must be a sequence of '
+                                        'Points'):
+        animate(d['result'], chain, d['N'], ground=[1.0])
+    plt.close('all')

@@ -1,6 +1,6 @@
 """Write the intersphinx inventories shipped in ``docs/_intersphinx/``.
 
-The documentation links SymPy, NumPy, SciPy, Matplotlib and Python names
+The documentation links SymPy, NumPy, SciPy, Matplotlib, pandas and Python names
 to their online documentation with ``sphinx.ext.intersphinx``. Its
 inventories (``objects.inv``: name -> page and anchor) are shipped here so
 that the build needs no network. This script regenerates them; nothing in
@@ -26,10 +26,13 @@ the build runs it.
 
         python make_inventories.py --sympy-doc-src /path/to/sympy/doc/src
 
-``numpy.inv``, ``matplotlib.inv``
+``numpy.inv``, ``matplotlib.inv``, ``pandas.inv``
     Written from the short lists below, which follow the page layout of
-    the NumPy and Matplotlib documentation (``reference/generated/<name>``
-    and ``api/_as_gen/<name>``).
+    the NumPy, Matplotlib and pandas documentation
+    (``reference/generated/<name>``, ``api/_as_gen/<name>`` and
+    ``reference/api/<name>``). Add a name here when the documentation
+    refers to one that is missing (``sphinx -n`` reports it) and run the
+    script without arguments.
 """
 
 import argparse
@@ -75,6 +78,7 @@ NUMPY = [
     ('numpy.linalg.pinv', 'py:function', None),
     ('numpy.random.Generator', 'py:class', None),
     ('numpy.random.default_rng', 'py:function', None),
+    ('array_like', 'std:term', 'glossary.html#term-array_like'),
 ]
 
 #: (name, role) of the Matplotlib objects referred to.
@@ -84,6 +88,12 @@ MATPLOTLIB = [
     ('matplotlib.animation.PillowWriter', 'py:class'),
     ('matplotlib.axes.Axes', 'py:class'),
     ('matplotlib.pyplot.subplots', 'py:function'),
+]
+
+#: (name, role, page) of the pandas objects referred to (its
+#: ``reference/api/<name>`` layout).
+PANDAS = [
+    ('pandas.DataFrame', 'py:class', None),
 ]
 
 
@@ -102,6 +112,11 @@ def write_inventory(path, project, version, entries):
 def numpy_entries():
     for name, role, page in NUMPY:
         yield name, role, page or f'reference/generated/{name}.html#{name}'
+
+
+def pandas_entries():
+    for name, role, page in PANDAS:
+        yield name, role, page or f'reference/api/{name}.html#{name}'
 
 
 def matplotlib_entries():
@@ -192,6 +207,7 @@ def main(argv=None):
     write_inventory(HERE/'numpy.inv', 'NumPy', 'stable', numpy_entries())
     write_inventory(HERE/'matplotlib.inv', 'Matplotlib', 'stable',
                     matplotlib_entries())
+    write_inventory(HERE/'pandas.inv', 'pandas', 'stable', pandas_entries())
     if args.python:
         shutil.copy(args.python, HERE/'python.inv')
     if args.scipy:

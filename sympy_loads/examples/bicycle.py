@@ -10,8 +10,9 @@ Run ``python -m sympy_loads.examples.bicycle [--speed 5] [--kick 1e-4]
 [--duration 3] [--output DIR] [--no-plot]``: prints the solved pitch, a
 summary of the simulation and the identified eigenvalues beside those of
 Meijaard et al., Table 2, and saves ``bicycle.png`` (lean and steer angles
-and rates versus time). It runs in about 15 s, most of it spent by SymPy
-forming the equations of motion.
+and rates versus time). Most of its run time (seconds; the gallery of the
+documentation gives a measured one) is SymPy forming the equations of
+motion.
 
 The model is the benchmark bicycle of [Meijaard2007]_ built as in SymPy's
 own bicycle test (``sympy/physics/mechanics/tests/test_kane3.py``): four
@@ -49,7 +50,8 @@ import types
 import numpy as np
 
 from sympy_loads import HolonomicConstraintSolver, simulate
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads.examples._report import (nonzero, one_line, parser,
+                                          positive, save_figure)
 from sympy_loads.examples._whipple import (MEIJAARD_EIGENVALUES_5MS,
                                            bicycle_initial_conditions,
                                            whipple_bicycle)
@@ -78,7 +80,7 @@ MEIJAARD_TABLE_2 = {
 @functools.lru_cache(maxsize=1)
 def bicycle_model():
     """The Whipple bicycle with Meijaard's parameters (a ``SimpleNamespace``
-    of :func:`~sympy_loads.examples._whipple.whipple_bicycle`), built once
+    of ``sympy_loads.examples._whipple.whipple_bicycle``), built once
     per process: SymPy takes a few seconds to form its equations of motion,
     and :func:`~sympy_loads.simulate` keeps its generated code with the
     model.
@@ -410,10 +412,11 @@ def main(argv=None):
     """
     options = parser('python -m sympy_loads.examples.bicycle',
                      one_line(__doc__), SETTINGS['duration'])
-    options.add_argument('--speed', type=float, default=SETTINGS['speed'],
+    options.add_argument('--speed', type=positive(),
+                         default=SETTINGS['speed'],
                          help='forward speed in m/s (default 5; Meijaard '
                               'et al. give the eigenvalues at 5 m/s)')
-    options.add_argument('--kick', type=float, default=SETTINGS['kick'],
+    options.add_argument('--kick', type=nonzero, default=SETTINGS['kick'],
                          help='initial lean rate in rad/s (default 1e-4)')
     args = options.parse_args(argv)
     run_ = run(speed=args.speed, kick=args.kick, duration=args.duration)

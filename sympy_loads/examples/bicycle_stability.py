@@ -5,7 +5,8 @@ Run ``python -m sympy_loads.examples.bicycle_stability [--speeds 25]
 [--workers N] [--progress] [--kick 1e-6] [--duration 3] [--output DIR]
 [--no-plot]``: simulates the benchmark bicycle of Meijaard et al. (2007) at
 ``--speeds`` forward speeds from 2 to 8 m/s, each kicked in lean rate, fits
-the decay rate of the lean at each speed, prints it beside the published
+the growth rate of the lean at each speed (the largest real part of the
+eigenvalues), prints it beside the published
 linearized equations' and saves ``bicycle_stability.png``. ``--workers N``
 runs the speeds on a pool of ``N`` processes. Most of the run time is
 SymPy forming the equations of motion once.
@@ -16,13 +17,14 @@ differs only in the initial rear-wheel rate ``u3 = v/rR``; the cases run
 with :func:`~sympy_loads.simulate_many`, which sends the prepared model to
 each worker once.
 
-How the decay rate is fitted: the lean, steer, lean rate and steer rate
+How the growth rate is fitted: the lean, steer, lean rate and steer rate
 sampled at equal steps are fitted by ``x_(k+1) = Phi x_k`` in the least-
 squares sense; the eigenvalues ``ln(eig(Phi))/dt`` are those of the lateral
 motion (weave pair, capsize, castering; see
 :func:`sympy_loads.examples.bicycle.identify_eigenvalues`). The lean
-follows the slowest of them: its decay rate is their largest real part
-(negative: the lean dies out; positive: it grows). The reference is the
+follows the slowest of them: its growth rate is their largest real part
+(positive: the lean grows; negative: it dies out, at the rate of its
+magnitude). The reference is the
 published linearized equations of the benchmark bicycle [Meijaard2007]_::
 
     M q'' + v C1 q' + (g K0 + v**2 K2) q = 0,    q = [lean, steer]
@@ -50,7 +52,8 @@ import numpy as np
 from scipy.optimize import brentq
 
 from sympy_loads import simulate_many
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads.examples._report import (nonzero, one_line, parser,
+                                          positive, save_figure)
 from sympy_loads.examples._whipple import (MEIJAARD_CAPSIZE_SPEED,
                                            MEIJAARD_EIGENVALUES_5MS,
                                            MEIJAARD_WEAVE_SPEED,
@@ -114,15 +117,16 @@ def published_eigenvalues(speed, g=9.81):
     return values[np.lexsort((values.imag, values.real))]
 
 
-def decay_rate(eigenvalues):
-    """The decay rate of the lean: the largest real part of the lateral
-    eigenvalues (the slowest mode, which the lean follows in the end).
+def growth_rate(eigenvalues):
+    """The growth rate of the lean: the largest real part of the lateral
+    eigenvalues (the slowest mode, which the lean follows in the end);
+    negative where the lean dies out.
 
     Examples
     ========
 
-    >>> from sympy_loads.examples.bicycle_stability import decay_rate
-    >>> decay_rate([-14.1, -0.78 - 4.46j, -0.78 + 4.46j, -0.32])
+    >>> from sympy_loads.examples.bicycle_stability import growth_rate
+    >>> growth_rate([-14.1, -0.78 - 4.46j, -0.78 + 4.46j, -0.32])
     -0.32
     """
     return float(np.max(np.real(eigenvalues)))
@@ -180,12 +184,12 @@ def crossing(speeds, values):
 
 def run(speeds=None, workers=None, kick=SETTINGS['kick'],
         duration=SETTINGS['duration'], progress=False):
-    """Simulate the bicycle at each speed and fit the decay rates; return a
+    """Simulate the bicycle at each speed and fit the growth rates; return a
     namespace with ``speeds``, ``results`` (one ``SimulationResult`` per
     speed), ``eigenvalues`` (identified, one array per speed; NaN for a
-    failed case), ``modes`` (by name, per speed), ``decay`` (identified
-    decay rate of the lean per speed), ``published`` (the published
-    equations' decay rate per speed), ``weave_speed`` and
+    failed case), ``modes`` (by name, per speed), ``growth`` (identified
+    growth rate of the lean per speed), ``published`` (the published
+    equations' growth rate per speed), ``weave_speed`` and
     ``capsize_speed`` (where the identified weave and capsize eigenvalues
     cross zero), ``timings``, ``workers``.
 
@@ -197,7 +201,7 @@ def run(speeds=None, workers=None, kick=SETTINGS['kick'],
 
     >>> from sympy_loads.examples.bicycle_stability import run
     >>> study = run(speeds=[3.0, 5.0, 7.0], workers=2, duration=2.0)
-    >>> [round(rate, 6) for rate in study.decay]
+    >>> [round(rate, 6) for rate in study.growth]
     [1.706756, -0.322866, 0.102682]
     >>> [round(rate, 6) for rate in study.published]
     [1.706756, -0.322866, 0.102682]
@@ -237,13 +241,13 @@ def run(speeds=None, workers=None, kick=SETTINGS['kick'],
             values = np.full(4, np.nan)
         eigenvalues.append(values)
         modes.append(classify(values) if result.success else {})
-    decay = [decay_rate(values) for values in eigenvalues]
-    published = [decay_rate(published_eigenvalues(v)) for v in speeds]
+    growth = [growth_rate(values) for values in eigenvalues]
+    published = [growth_rate(published_eigenvalues(v)) for v in speeds]
     weave = [m['weave'].real if 'weave' in m else np.nan for m in modes]
     capsize = [m.get('capsize', np.nan) for m in modes]
     return types.SimpleNamespace(
         speeds=speeds, results=results, eigenvalues=eigenvalues,
-        modes=modes, decay=decay, published=published,
+        modes=modes, growth=growth, published=published,
         weave_speed=crossing(speeds, weave),
         capsize_speed=crossing(speeds, capsize), timings=timings,
         workers=workers, kick=kick, duration=duration)
@@ -264,7 +268,7 @@ def report(study):
     ... # doctest: +ELLIPSIS
     Whipple bicycle, benchmark of Meijaard et al. (2007): 2 forward speeds, ...
     <BLANKLINE>
-      speed [m/s]   decay rate of the lean [1/s]  published equations  difference
+      speed [m/s]  growth rate of the lean [1/s]  published equations  difference
              4.00                       0.413253             0.413253 ...
              4.50                      -0.262842            -0.262842 ...
     <BLANKLINE>
@@ -280,9 +284,9 @@ def report(study):
         f'{len(study.speeds)} forward speeds, lean-rate kick '
         f'{study.kick:g} rad/s, {study.duration:g} s each, simulate_many() '
         f'{where}', '',
-        f'  {"speed [m/s]":>11}  {"decay rate of the lean [1/s]":>29}  '
+        f'  {"speed [m/s]":>11}  {"growth rate of the lean [1/s]":>29}  '
         f'{"published equations":>19}  {"difference":>10}']
-    for v, rate, reference, result in zip(study.speeds, study.decay,
+    for v, rate, reference, result in zip(study.speeds, study.growth,
                                           study.published, study.results):
         if not result.success:
             lines.append(f'  {v:11.2f}  failed: {result.message}')
@@ -327,7 +331,7 @@ def plot(study, output_dir):
 
 def figure(study):
     """A matplotlib figure of the study: the real parts of the lateral
-    eigenvalues (top) and the decay rate of the lean (bottom) against
+    eigenvalues (top) and the growth rate of the lean (bottom) against
     speed, identified from the simulations (markers) and from the
     published equations (lines), with Table 2 of Meijaard et al. and
     their weave and capsize speeds.
@@ -338,7 +342,7 @@ def figure(study):
     >>> from sympy_loads.examples.bicycle_stability import figure, run
     >>> fig = figure(run(speeds=[3.0, 5.0], duration=1.0))
     >>> [axis.get_ylabel() for axis in fig.axes]
-    ['real parts of the eigenvalues [1/s]', 'decay rate of the lean [1/s]']
+    ['real parts of the eigenvalues [1/s]', 'growth rate of the lean [1/s]']
     >>> import matplotlib.pyplot as plt
     >>> plt.close(fig)
     """
@@ -361,13 +365,13 @@ def figure(study):
     top.set_title('weave (pair), capsize and castering', fontsize='medium')
     bottom.plot(fine, reference.real.max(axis=1), color='k', lw=1.2,
                 label='published equations')
-    bottom.plot(study.speeds, study.decay, 'o', ms=5, mfc='none',
+    bottom.plot(study.speeds, study.growth, 'o', ms=5, mfc='none',
                 color='C3', label='simulate_many()')
     bottom.plot([5.0], [table.real.max()], '*', ms=10, color='C2',
                 label='Meijaard et al., Table 2 (5 m/s)')
-    bottom.set_ylabel('decay rate of the lean [1/s]')
-    bottom.set_title('largest real part: the lean decays where it is '
-                     'negative', fontsize='medium')
+    bottom.set_ylabel('growth rate of the lean [1/s]')
+    bottom.set_title('largest real part: the lean grows where it is '
+                     'positive, dies out where negative', fontsize='medium')
     bottom.set_xlabel('forward speed [m/s]')
     for axis in axes:
         axis.axhline(0.0, color='0.3', lw=0.8)
@@ -398,15 +402,16 @@ def main(argv=None):
     """
     options = parser('python -m sympy_loads.examples.bicycle_stability',
                      one_line(__doc__), SETTINGS['duration'])
-    options.add_argument('--speeds', type=int, default=SETTINGS['speeds'],
+    options.add_argument('--speeds', type=positive(int),
+                         default=SETTINGS['speeds'],
                          help=f'number of forward speeds from '
                               f'{SETTINGS["first"]:g} to '
                               f'{SETTINGS["last"]:g} m/s (default '
                               f'{SETTINGS["speeds"]})')
-    options.add_argument('--workers', type=int, default=None,
+    options.add_argument('--workers', type=positive(int), default=None,
                          help='run the speeds on a pool of this many '
                               'processes (default: in this process)')
-    options.add_argument('--kick', type=float, default=SETTINGS['kick'],
+    options.add_argument('--kick', type=nonzero, default=SETTINGS['kick'],
                          help=f'initial lean rate in rad/s (default '
                               f'{SETTINGS["kick"]:g})')
     options.add_argument('--progress', action='store_true',

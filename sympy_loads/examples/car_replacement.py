@@ -14,13 +14,11 @@ References
    forces, steering angle delta and slip angles alpha).
 """
 
-import argparse
-
 import sympy as sm
 import sympy.physics.mechanics as me
 
 from sympy_loads import Replacement, are_equivalent, moment, resultant
-from sympy_loads.examples._report import one_line
+from sympy_loads.examples._report import ArgumentParser, one_line
 
 
 def build_car():
@@ -48,7 +46,7 @@ def build_car():
 
 def main(argv=None):
     """Print the replacement of the car's tyre forces and check it."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog='python -m sympy_loads.examples.car_replacement',
         description=one_line(__doc__))
     parser.parse_args(argv)
