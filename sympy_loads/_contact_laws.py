@@ -30,7 +30,7 @@ def hysteresis_factor(restitution, model='gonthier'):
     :math:`f = k d^n (1 + \chi \dot{d}/v_0)` where :math:`v_0` is the normal
     approach speed at the start of the impact; the models differ in the
     factor :math:`\chi` they assign to a coefficient of restitution
-    :math:`e` [Flores2023]_:
+    :math:`e` [Flores2022]_:
 
     .. list-table::
        :header-rows: 1
@@ -128,22 +128,25 @@ def hysteresis_factor(restitution, model='gonthier'):
     ==========
 
     .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, J. Appl. Mech. 42 (1975)
-       440-445.
+       440-445. https://doi.org/10.1115/1.3423596
     .. [Herbert1977] R. G. Herbert, D. C. McWhannell, J. Eng. Ind. 99 (1977)
        513-518.
     .. [Lee1983] T. W. Lee, A. C. Wang, J. Mech. Transm. Autom. Des. 105
        (1983) 534-540.
     .. [Lankarani1990] H. M. Lankarani, P. E. Nikravesh, J. Mech. Des. 112
-       (1990) 369-376.
+       (1990) 369-376. https://doi.org/10.1115/1.2912617
     .. [Gonthier2004] Y. Gonthier, J. McPhee, C. Lange, J.-C. Piedboeuf,
        Multibody Syst. Dyn. 11 (2004) 209-233.
+       https://doi.org/10.1023/B:MUBO.0000029392.21648.bc
     .. [Zhiying2006] Q. Zhiying, L. Qishao, Nonlinear Dyn. 46 (2006)
        307-316.
     .. [Flores2011] P. Flores, M. Machado, M. T. Silva, J. M. Martins,
        Multibody Syst. Dyn. 25 (2011) 357-375.
+       https://doi.org/10.1007/s11044-010-9237-4
     .. [HuGuo2015] S. Hu, X. Guo, Multibody Syst. Dyn. 35 (2015) 131-151.
-    .. [Flores2023] P. Flores, Multibody Syst. Dyn. 54 (2022) 127-177,
+    .. [Flores2022] P. Flores, Multibody Syst. Dyn. 54 (2022) 127-177,
        table of hysteresis damping factors.
+       https://doi.org/10.1007/s11044-021-09803-y
     """
     if model not in DAMPING_MODELS:
         raise ValueError(
@@ -185,7 +188,7 @@ def damping_from_restitution(stiffness, restitution, impact_speed,
     the force is :math:`k d^n (1 + \chi \dot{d}/v_0)`; :math:`\chi(e)` is
     the hysteresis factor of the chosen ``model`` (see
     :func:`hysteresis_factor` for the list and which range of :math:`e`
-    each model is valid for) [Flores2023]_. Because :math:`v_0` enters
+    each model is valid for) [Flores2022]_. Because :math:`v_0` enters
     :math:`c`, a contact built for one impact speed dissipates a different
     fraction of energy at another speed.
 
@@ -225,8 +228,9 @@ def damping_from_restitution(stiffness, restitution, impact_speed,
     References
     ==========
 
-    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+    .. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
        comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+       https://doi.org/10.1007/s11044-021-09803-y
     """
     k = _sympify_scalar('stiffness', stiffness, nonnegative=True)
     v0 = _sympify_scalar('impact_speed', impact_speed, positive=True)
@@ -284,10 +288,11 @@ def effective_restitution(hysteresis_factor):
     References
     ==========
 
-    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+    .. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
        comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+       https://doi.org/10.1007/s11044-021-09803-y
     .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, J. Appl. Mech. 42 (1975)
-       440-445.
+       440-445. https://doi.org/10.1115/1.3423596
     """
     import math
 
@@ -344,7 +349,7 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
        \qquad \frac{1}{R^*} = \frac{1}{R_1} + \frac{1}{R_2}
 
     a plane has :math:`R_2 = \infty` (the default) and the second body is
-    of the same material unless given [Flores2023]_. Use it with
+    of the same material unless given [Flores2022]_. Use it with
     ``exponent=3/2``.
 
     Examples
@@ -383,8 +388,9 @@ def hertz_stiffness(radius, youngs_modulus, poisson_ratio, *,
     References
     ==========
 
-    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+    .. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
        comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+       https://doi.org/10.1007/s11044-021-09803-y
     """
     r1 = _sympify_scalar('radius', radius, positive=True)
     e1 = _sympify_scalar('youngs_modulus', youngs_modulus, positive=True)

@@ -35,10 +35,12 @@ References
 
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 4.11 (generalized inertia
-   forces) and 2.6 (transport theorem).
+   forces) and 2.6 (transport theorem). https://hdl.handle.net/1813/638
 .. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, sec. 4.1 "Generalized Active Forces".
+   https://hdl.handle.net/1813/638
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces".
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import sympy as sm

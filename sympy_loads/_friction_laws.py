@@ -88,9 +88,11 @@ def smooth_sign(x, regularization=0, method='tanh'):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Coulomb's Law of Friction".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Brown2016] P. Brown, J. McPhee, "A Continuous Velocity-Based
        Friction Model for Dynamics and Control With Physically Meaningful
        Parameters", J. Comput. Nonlinear Dyn. 11 (2016) 054502.
+       https://doi.org/10.1115/1.4033658
     """
     x = _sympify_scalar('x', x)
     eps = _sympify_scalar('regularization', regularization, nonnegative=True)
@@ -184,6 +186,7 @@ def coulomb_friction(speed, normal_force, coefficient, *, regularization=0,
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Friction", eq. "coulomb-kinetic-friction".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     speed = _sympify_scalar('speed', speed)
     normal_force = _sympify_scalar('normal_force', normal_force,
@@ -245,6 +248,7 @@ def viscous_friction(speed, coefficient):
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305, fig. 18(c).
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     """
     speed = _sympify_scalar('speed', speed)
     coefficient = _sympify_scalar('coefficient', coefficient,
@@ -347,8 +351,10 @@ def stribeck_friction(speed, normal_force, kinetic_coefficient,
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305, fig. 18.
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Friction".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     return friction_law(
         speed, normal_force, kinetic_coefficient=kinetic_coefficient,
@@ -398,6 +404,7 @@ def friction_magnitude(slip_speed, normal_force=0, *, kinetic_coefficient=0,
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305, fig. 18.
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     """
     s = _sympify_scalar('slip_speed', slip_speed)
     params = _friction_parameters(
@@ -535,8 +542,10 @@ def friction_law(speed, normal_force=0, *, kinetic_coefficient=0,
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305, fig. 18.
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Friction".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     speed = _sympify_scalar('speed', speed)
     params = _friction_parameters(

@@ -226,8 +226,9 @@ def generalized_inertia_forces(bodies, speeds, frame, *,
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
        section "Generalized Inertia Forces".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-       Applications, 1985, sec. 4.11.
+       Applications, 1985, sec. 4.11. https://hdl.handle.net/1813/638
     """
     partials = _setup(speeds, frame, dependent_speeds, velocity_constraints,
                       kinematic_substitutions)

@@ -263,7 +263,7 @@ class JointReaction:
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, section 4.5 (bringing noncontributing
-       forces into evidence).
+       forces into evidence). https://hdl.handle.net/1813/638
     """
 
     def __init__(self, joint, axes, force_components, torque_components):
@@ -466,6 +466,7 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, sec. 5.9.
+       https://hdl.handle.net/1813/638
     .. [Notes3D] "Three-Dimensional Generalized Forces", course notes:
        joint friction is computed from the constraint (reaction) forces.
     """

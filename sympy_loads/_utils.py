@@ -472,6 +472,7 @@ class euclidean_norm(sm.Function):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Aerodynamic Drag" (the drag law that needs it).
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
 
     @classmethod

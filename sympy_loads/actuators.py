@@ -16,6 +16,7 @@ References
    spring-damper-actuators.
 .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
    Torque", section "Springs & Dampers".
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import sympy as sm
@@ -224,6 +225,7 @@ class SpringDamperActuator(ForceActuator):
        translational spring-damper-actuator.
     .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
        Torque", section "Springs & Dampers" (tension-positive convention).
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
 
     def __init__(self, pathway, *, stiffness=0, damping=0, free_length=0,

@@ -24,6 +24,7 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Aerodynamic Drag".
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 from sympy.physics.mechanics import Force, Point, ReferenceFrame
@@ -140,6 +141,7 @@ class AerodynamicDrag(ActuatorBase):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Aerodynamic Drag".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
 
     def __init__(self, point, frame, *, density, drag_coefficient, area,

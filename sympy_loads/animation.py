@@ -23,6 +23,7 @@ References
 
 .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Equations of Motion
    with Holonomic Constraints" (the animated four-bar linkage).
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import math

@@ -20,10 +20,13 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Collision".
+   https://moorepants.github.io/learn-multibody-dynamics/
 .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, "Coefficient of Restitution
    Interpreted as Damping in Vibroimpact", J. Appl. Mech. 42 (1975) 440-445.
-.. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+   https://doi.org/10.1115/1.3423596
+.. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
    comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+   https://doi.org/10.1007/s11044-021-09803-y
 """
 
 import sympy as sm
@@ -313,11 +316,13 @@ class HuntCrossleyContact(ActuatorBase):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Collision".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Hunt1975] K. H. Hunt, F. R. E. Crossley, "Coefficient of Restitution
        Interpreted as Damping in Vibroimpact", J. Appl. Mech. 42 (1975)
-       440-445.
-    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       440-445. https://doi.org/10.1115/1.3423596
+    .. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
        comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+       https://doi.org/10.1007/s11044-021-09803-y
     """
 
     def __init__(self, point, plane_point, normal, frame, *, stiffness,
@@ -410,9 +415,9 @@ class HuntCrossleyContact(ActuatorBase):
         References
         ==========
 
-        .. [Flores2023] P. Flores, "Contact mechanics for dynamical
+        .. [Flores2022] P. Flores, "Contact mechanics for dynamical
            systems: a comprehensive review", Multibody Syst. Dyn. 54
-           (2022) 127-177.
+           (2022) 127-177. https://doi.org/10.1007/s11044-021-09803-y
         """
         self = cls.__new__(cls)
         self._set_common(point, frame, stiffness, damping, exponent, radius,
@@ -475,9 +480,9 @@ class HuntCrossleyContact(ActuatorBase):
         References
         ==========
 
-        .. [Flores2023] P. Flores, "Contact mechanics for dynamical
+        .. [Flores2022] P. Flores, "Contact mechanics for dynamical
            systems: a comprehensive review", Multibody Syst. Dyn. 54
-           (2022) 127-177.
+           (2022) 127-177. https://doi.org/10.1007/s11044-021-09803-y
         """
         if 'damping' in options:
             raise TypeError(

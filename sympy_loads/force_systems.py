@@ -13,8 +13,10 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque": sections "Moment", "Couple", "Equivalence & Replacement".
+   https://moorepants.github.io/learn-multibody-dynamics/
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 1.5-1.8 (pg. 90-95) and sec. 4.1.
+   https://hdl.handle.net/1813/638
 """
 
 from sympy import Matrix
@@ -71,6 +73,7 @@ def resultant(loads):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Moment".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     total = Vector(0)
     for load in _as_loads(loads):
@@ -132,6 +135,7 @@ def moment(loads, point):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Moment".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     _check_type('point', point, Point)
     total = Vector(0)
@@ -196,6 +200,7 @@ class Couple(Torque):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Couple".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
 
     def __new__(cls, frame, torque):
@@ -318,8 +323,10 @@ class Replacement:
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Equivalence & Replacement".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, 1985, pg. 95 and sec. 4.1, eq. (2).
+       https://hdl.handle.net/1813/638
     .. [Nikravesh] Course notes "Three-Dimensional Generalized Forces"
        (generalized force on a body about its local origin).
     """
@@ -500,6 +507,7 @@ def are_equivalent(loads_a, loads_b, point=None):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Equivalence & Replacement".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     loads_a = _as_loads(loads_a, 'loads_a')
     loads_b = _as_loads(loads_b, 'loads_b')

@@ -52,9 +52,11 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", sections "Friction" and "Collision".
+   https://moorepants.github.io/learn-multibody-dynamics/
 .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani, "Contact-impact
    events with friction in multibody dynamics: Back to basics", Mech. Mach.
    Theory 184 (2023) 105305.
+   https://doi.org/10.1016/j.mechmachtheory.2023.105305
 """
 
 import sympy as sm
@@ -209,9 +211,11 @@ def sliding_friction_force(slip_velocity, normal_force=0, *,
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", sections "Friction" and "Collision".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305.
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     """
     _check_type('slip_velocity', slip_velocity, Vector)
     params = _friction_parameters(
@@ -342,9 +346,11 @@ class SlidingFriction(ActuatorBase):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", sections "Friction" and "Collision".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Flores2023] P. Flores, J. Ambrosio, H. M. Lankarani,
        "Contact-impact events with friction in multibody dynamics: Back to
        basics", Mech. Mach. Theory 184 (2023) 105305.
+       https://doi.org/10.1016/j.mechmachtheory.2023.105305
     """
 
     _LAW_DEFAULTS = (('kinetic_coefficient', 0), ('static_coefficient', None),

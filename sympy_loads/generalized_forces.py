@@ -37,10 +37,11 @@ References
 
 .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Generalized Forces":
    partial velocities, :math:`F_r`, :math:`F_r^*`.
+   https://moorepants.github.io/learn-multibody-dynamics/
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 4.1: eq. (2)
    :math:`(F_r)_B = \bar{\omega}_r \cdot \bar{T} + \bar{v}_r \cdot \bar{R}`
-   and the noncontributing forces.
+   and the noncontributing forces. https://hdl.handle.net/1813/638
 """
 
 import random
@@ -161,6 +162,7 @@ def partial_velocities(items, speeds, frame, *, kinematic_substitutions=None):
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
        section "Partial Velocities".
+       https://moorepants.github.io/learn-multibody-dynamics/
     """
     partials = _setup(speeds, frame, None, None, kinematic_substitutions)
     items = _item_list(items)
@@ -254,8 +256,9 @@ def nonholonomic_partial_velocities(items, independent_speeds,
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
        nonholonomic partial velocities.
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-       Applications, 1985, sec. 2.14 and 4.4.
+       Applications, 1985, sec. 2.14 and 4.4. https://hdl.handle.net/1813/638
     """
     partials = _setup(independent_speeds, frame, dependent_speeds,
                       velocity_constraints, kinematic_substitutions)
@@ -374,8 +377,9 @@ def generalized_active_forces(loads, speeds, frame, *, dependent_speeds=None,
 
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Generalized Forces",
        section "Generalized Active Forces".
+       https://moorepants.github.io/learn-multibody-dynamics/
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
-       Applications, 1985, sec. 4.1, eq. (2).
+       Applications, 1985, sec. 4.1, eq. (2). https://hdl.handle.net/1813/638
     """
     partials = _setup(speeds, frame, dependent_speeds, velocity_constraints,
                       kinematic_substitutions)
@@ -574,8 +578,9 @@ def is_noncontributing(loads, speeds, frame, *, dependent_speeds=None,
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, 1985, sec. 4.1, noncontributing forces.
+       https://hdl.handle.net/1813/638
     .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Generalized
-       Forces".
+       Forces". https://moorepants.github.io/learn-multibody-dynamics/
     """
     for name, value, smallest in (('points', points, 1),
                                   ('precision', precision, 15),

@@ -14,9 +14,10 @@ References
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, sec. 2.3 (Eq. 2.3.6, force exerted by a
    particle on a body) and sec. 2.6 (Eq. 2.6.3, gravitational moment);
-   example of sec. 4.1.
+   example of sec. 4.1. https://hdl.handle.net/1813/638
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Gravity".
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import sympy as sm
@@ -168,10 +169,10 @@ class GravitationalAttraction(ForceActuator):
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, Eqs. (2.3.6) and (2.6.3); the rod
-       example of sec. 4.1.
+       example of sec. 4.1. https://hdl.handle.net/1813/638
     .. [Aarseth2003] S. J. Aarseth, Gravitational N-Body Simulations,
        Cambridge University Press, 2003, sec. 2 (softened potential
-       -G m / sqrt(r^2 + eps^2)).
+       -G m / sqrt(r^2 + eps^2)). https://doi.org/10.1017/CBO9780511535246
     """
 
     def __init__(self, body_a, body_b, *,

@@ -12,7 +12,7 @@ contact point after the impact is :math:`-e` times the one before,
    v_n^+ = -e\, v_n^-, \qquad 0 \le e \le 1,
 
 which, Moore notes, "can be extended to a multibody system" (he refers
-to [Flores2023]_). In
+to [Flores2022]_). In
 generalized speeds [KaneLevinson]_ an impulse :math:`P` along the normal
 :math:`\hat{n}` at the contact point changes the speeds by
 
@@ -35,11 +35,13 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Collision".
-.. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+   https://moorepants.github.io/learn-multibody-dynamics/
+.. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
    comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+   https://doi.org/10.1007/s11044-021-09803-y
 .. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985: generalized impulse and the change of
-   the generalized momenta.
+   the generalized momenta. https://hdl.handle.net/1813/638
 """
 
 from dataclasses import dataclass
@@ -107,7 +109,7 @@ class Impact:
     they are struck one after another, the fastest approach first, until
     none approaches. The second way depends on the order when
     :math:`e < 1`, as any sequential treatment of simultaneous impacts
-    does [Flores2023]_. A ball striking a row of touching balls passes the
+    does [Flores2022]_. A ball striking a row of touching balls passes the
     impulse along the row that way (with :math:`e = 1` only the last ball
     leaves, as in Newton's cradle); where the impulses go to and fro
     without end (:math:`e < 1`), the closed contacts that they would drive
@@ -212,10 +214,13 @@ class Impact:
     .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
        Torque", section "Collision": the Newtonian method,
        :math:`m v^+ = -e m v^-`.
-    .. [Flores2023] P. Flores, "Contact mechanics for dynamical systems: a
+       https://moorepants.github.io/learn-multibody-dynamics/
+    .. [Flores2022] P. Flores, "Contact mechanics for dynamical systems: a
        comprehensive review", Multibody Syst. Dyn. 54 (2022) 127-177.
+       https://doi.org/10.1007/s11044-021-09803-y
     .. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985: generalized impulse.
+       https://hdl.handle.net/1813/638
     """
 
     #: Default threshold of accumulation, relative to the largest approach

@@ -25,7 +25,7 @@ References
    friction in spherical joint".
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and Applications,
    McGraw-Hill, 1985, sec. 5.9 "Bringing noncontributing forces into
-   evidence" (auxiliary generalized speeds).
+   evidence" (auxiliary generalized speeds). https://hdl.handle.net/1813/638
 """
 
 import numpy as np

@@ -13,7 +13,7 @@ References
    Schwab, "Linearized dynamics equations for the balance and steer of a
    bicycle: a benchmark and review", Proc. R. Soc. A 463:1955-1982, 2007
    (parameters in Table 1, eigenvalues at 5 m/s and the weave and capsize
-   speeds in Table 2).
+   speeds in Table 2). https://doi.org/10.1098/rspa.2007.1857
 """
 
 import time

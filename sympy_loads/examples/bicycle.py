@@ -41,6 +41,7 @@ References
    Schwab, "Linearized dynamics equations for the balance and steer of a
    bicycle: a benchmark and review", Proc. R. Soc. A 463 (2007)
    1955-1982: Table 1 (parameters), Table 2 (eigenvalues at 5 m/s).
+   https://doi.org/10.1098/rspa.2007.1857
 """
 
 import functools

@@ -41,7 +41,7 @@ References
    bicycle: a benchmark and review", Proc. R. Soc. A 463 (2007)
    1955-1982: Table 1 (parameters), the coefficient matrices of the
    benchmark bicycle, Table 2 (eigenvalues at 5 m/s, weave and capsize
-   speeds).
+   speeds). https://doi.org/10.1098/rspa.2007.1857
 """
 
 import concurrent.futures

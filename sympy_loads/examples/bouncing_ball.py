@@ -28,9 +28,11 @@ References
 
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Force, Moment, and
    Torque", section "Collision".
+   https://moorepants.github.io/learn-multibody-dynamics/
 .. [Gonthier2004] Y. Gonthier, J. McPhee, C. Lange, J.-C. Piedboeuf, "A
    Regularized Contact Model with Asymmetric Damping and Dwell-Time
    Dependent Friction", Multibody Syst. Dyn. 11 (2004) 209-233.
+   https://doi.org/10.1023/B:MUBO.0000029392.21648.bc
 """
 
 import os

@@ -12,6 +12,7 @@ References
 .. [Moore] J. K. Moore, *Learn Multibody Dynamics*, "Force, Moment, and
    Torque", section "Equivalence and Replacement" (the car with four tyre
    forces, steering angle delta and slip angles alpha).
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import sympy as sm

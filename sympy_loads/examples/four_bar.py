@@ -23,6 +23,7 @@ References
 .. [Moore] J. K. Moore, Learn Multibody Dynamics, "Equations of Motion
    with Holonomic Constraints" (four-bar linkage: la = 0.8, lb = 2,
    lc = 1, ln = 2, m = 1, g = 9.81, q1 = 10 deg).
+   https://moorepants.github.io/learn-multibody-dynamics/
 """
 
 import time as _time
