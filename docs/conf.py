@@ -105,8 +105,6 @@ nitpicky = True
 nitpick_ignore = []
 
 
-from docutils import nodes
-
 # Citations. SymPy-style docstrings each carry a References section
 # (``.. [Moore] J. K. Moore, ...``) cited as ``[Moore]_``, so one API page
 # (and the whole project, where Sphinx keeps citations) has the same label
@@ -144,6 +142,7 @@ def _page_citations(app, docname, source):
 
 def _show_short_labels(app, doctree):
     """Show ``[Moore]`` where the unique label is ``prefix:Moore``."""
+    from docutils import nodes
     from sphinx.addnodes import pending_xref
     shown = [label for citation in doctree.findall(nodes.citation)
              for label in citation.findall(nodes.label)]
@@ -310,14 +309,26 @@ def _first_sentence(text):
     return text if end is None else text[:end.start() + 1]
 
 
+def _comment_doc(source, name):
+    """The ``#:`` comment above ``name = ...`` in ``source`` (how the
+    package documents its constants, as autodoc reads them)."""
+    lines = source.splitlines()
+    for i, line in enumerate(lines):
+        if re.match(rf'{name}\s*=', line):
+            comment = []
+            while i > 0 and lines[i - 1].lstrip().startswith('#:'):
+                i -= 1
+                comment.insert(0, lines[i].lstrip()[2:].strip())
+            return ' '.join(comment)
+    return ''
+
+
 def _api_overview_table():
     """reStructuredText of the overview: one section per group, one table
     row per public name (a link and the first sentence of its
     docstring)."""
     import importlib
     import inspect
-
-    from sphinx.pycode import ModuleAnalyzer
 
     import sympy_loads
     rows = {title: [] for title, _, _ in _API_GROUPS}
@@ -342,8 +353,7 @@ def _api_overview_table():
             role = 'data'
             home = next(module for title, module in modules
                         if getattr(module, name, None) is obj)
-            docs = ModuleAnalyzer.for_module(home.__name__).find_attr_docs()
-            doc = '\n'.join(docs.get(('', name), []))
+            doc = _comment_doc(inspect.getsource(home), name)
         rows[group].append((role, name, _first_sentence(doc)))
     out = []
     for title, intro, _ in _API_GROUPS + [('Other', '', [])]:
