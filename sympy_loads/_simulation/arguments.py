@@ -1,12 +1,14 @@
 """Private: the checks and conversions of :func:`sympy_loads.simulate`'s
 arguments (each failure is a TypeError or ValueError naming the argument)."""
 
+import inspect
 import math
 
 import numpy as np
 import sympy as sm
-from sympy.physics.mechanics import dynamicsymbols
+from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
+from .._errors import SimulationError
 from .._utils import _as_float, _real_array
 
 _TIME = dynamicsymbols._t
@@ -135,13 +137,84 @@ class ConstantInput:
         return self.value
 
 
+class StateFeedback:
+    """A specified input given as ``f(t, q, u)``."""
+
+    __slots__ = ('function', 'symbol')
+
+    def __init__(self, function, symbol):
+        self.function = function
+        self.symbol = symbol
+
+    def __call__(self, t):
+        """The placeholder where the state is not at hand."""
+        return 0.0
+
+    def at(self, t, q, u):
+        value = self.function(t, np.array(q, dtype=float),
+                              np.array(u, dtype=float))
+        try:
+            return _as_float(f'specified[{self.symbol}](t, q, u)', value)
+        except ValueError as error:
+            raise SimulationError(
+                f'the specified input {self.symbol} is not finite at t = '
+                f'{float(t):.10g}: {error}', time=t, q=q, u=u) from None
+
+
+class CompiledFeedback(ConstantInput):
+    """A specified input given as a SymPy expression of the state: it is
+    compiled into the right-hand side (:func:`with_feedback`), so its slot
+    in the input vector holds a placeholder, like a constant input's."""
+
+    __slots__ = ('symbol', 'expression')
+
+    def __init__(self, symbol, expression):
+        super().__init__(0.0)
+        self.symbol = symbol
+        self.expression = expression
+
+
+def check_expression(nm, symbol, expression):
+    """``expression`` (a SymPy expression given for the specified input
+    ``symbol``) in the model's symbols: its time derivatives of
+    coordinates replaced by the kinematic equations; ValueError naming
+    what it may not contain."""
+    if isinstance(expression, sm.MatrixBase) or not isinstance(
+            expression, sm.Expr):
+        raise TypeError(f'specified[{symbol}] must be a number, a callable '
+                        f'f(t) or f(t, q, u), or a scalar SymPy expression, '
+                        f'not {type(expression).__name__}.')
+    expression = expression.xreplace(nm.kindiff)
+    allowed = set(nm.q) | set(nm.u)
+    unknown = [s for s in find_dynamicsymbols(expression)
+               if s not in allowed]
+    if unknown:
+        raise ValueError(
+            f'specified[{symbol}]: the expression contains '
+            f'{sorted(map(str, unknown))}; a feedback expression may contain '
+            f'the coordinates, speeds, time and constants of the model '
+            f'(give other inputs as functions f(t, q, u)).')
+    names = {c.name for c in nm.constants}
+    extra = [s for s in expression.free_symbols - {_TIME}
+             if s.name not in names]
+    if extra:
+        raise ValueError(
+            f'specified[{symbol}]: the expression contains '
+            f'{sorted(map(str, extra))}, which are not constants of the '
+            f"model's equations; substitute their values "
+            f'(expression.subs(...)) or give the input as a function '
+            f'f(t, q, u).')
+    return expression
+
+
 def _specified_functions(nm, specified, t0):
-    """Return a list of callables of t (in ``nm.specified`` order) and the
-    missing inputs."""
+    """Return a list of callables of t (in ``nm.specified`` order; state
+    feedback as the types of :mod:`.feedback`) and the missing inputs."""
     specified = {} if specified is None else specified
     if not hasattr(specified, 'items'):
         raise TypeError(f'specified must be a mapping from time functions '
-                        f'to numbers or callables f(t), not '
+                        f'to numbers, callables f(t) or f(t, q, u), or SymPy '
+                        f'expressions of the state, not '
                         f'{type(specified).__name__}.')
     functions, missing = [], []
     for symbol in nm.specified:
@@ -149,7 +222,12 @@ def _specified_functions(nm, specified, t0):
             missing.append(symbol)
             continue
         value = specified[symbol]
-        if callable(value):
+        if isinstance(value, sm.Basic) and not isinstance(value, sm.Number):
+            functions.append(CompiledFeedback(
+                symbol, check_expression(nm, symbol, value)))
+        elif callable(value) and _takes_state(symbol, value):
+            functions.append(StateFeedback(value, symbol))
+        elif callable(value):
             check = value(t0)
             _as_float(f'specified[{symbol}]({t0})', check)
             functions.append(value)
@@ -163,6 +241,33 @@ def _specified_functions(nm, specified, t0):
             f'equations of motion; the specified inputs are '
             f'{[str(s) for s in nm.specified]}.')
     return functions, missing
+
+
+def _takes_state(symbol, function):
+    """Whether the callable given for ``symbol`` is ``f(t, q, u)`` (True)
+    or ``f(t)`` (False), by its signature; one that can be called with
+    neither one nor three positional arguments is a TypeError. A callable
+    without a signature (some builtins) is taken as ``f(t)``."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return False
+
+    def takes(n):
+        try:
+            signature.bind(*range(n))
+        except TypeError:
+            return False
+        return True
+    if takes(1):
+        return False
+    if takes(3):
+        return True
+    raise TypeError(
+        f'specified[{symbol}] must be a callable f(t) or f(t, q, u) (q, u: '
+        f'all coordinates and speeds in model order), a number or a SymPy '
+        f'expression of the state; {function!r} has the signature '
+        f'{signature}.')
 
 
 def _entry(mapping, key):

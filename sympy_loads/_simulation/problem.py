@@ -18,8 +18,10 @@ import time
 import numpy as np
 
 from .arguments import ConstantInput
+from .feedback import (feedback_values, has_feedback, is_state_feedback,
+                       with_feedback)
 from .._errors import ConstraintSolverError, SimulationError
-from .._numeric import numpy_kernels
+from .._numeric import eom_blocks, numpy_kernels
 
 __all__ = []
 
@@ -41,9 +43,16 @@ class Problem:
 
     def __init__(self, nm, constants, spec_functions, solver,
                  friction_functions, friction_options):
+        # specified inputs given as SymPy expressions of the state are
+        # compiled into the equations of motion (see .feedback)
+        nm = with_feedback(nm, spec_functions)
         self.nm = nm
         self.c = np.asarray(constants, dtype=float)
         self.spec_functions = spec_functions
+        # inputs that depend on the state, and callables f(t, q, u) among
+        # them (which need the diagnosing path, see .feedback)
+        self.feedback = has_feedback(spec_functions)
+        self.state_feedback = is_state_feedback(spec_functions)
         self.solver = solver
         self.friction_functions = friction_functions
         # the stick-slip modes of exact-sign joint friction, if any
@@ -107,8 +116,13 @@ class Problem:
             return np.concatenate([q, u[self.nm.u_ind_idx]])
         return np.concatenate([q, u])
 
-    def specified(self, t):
-        return [f(t) for f in self.spec_functions]
+    def specified(self, t, q=None, u=None):
+        """The specified inputs at ``t``; those that depend on the state
+        at ``(q, u)`` when given, else their placeholders (see
+        :mod:`.feedback`)."""
+        if q is None or not self.feedback:
+            return [f(t) for f in self.spec_functions]
+        return feedback_values(self, t, q, u)
 
     def set_branch(self, t, q):
         """Follow the assembly branch of the consistent ``q`` at ``t``:
@@ -132,7 +146,7 @@ class Problem:
         specified inputs and friction magnitudes) defaults to the inputs
         at ``t`` and the current friction magnitudes."""
         if s is None:
-            s = self.specified(t) + list(self.friction_values)
+            s = self.specified(t, q, u) + list(self.friction_values)
         x = self.x.copy()
         x[0] = t
         x[self.slices[0]] = q
@@ -167,7 +181,7 @@ class Problem:
     def fast_rhs(self):
         """``f(t, y)`` for the integrator: one compiled call per
         evaluation, the diagnosing path where it reports a status."""
-        if not self.compiled or self.n_friction:
+        if not self.compiled or self.n_friction or self.state_feedback:
             return self.rhs
         kernel, x, fn = self._rhs.rhs_packed, self.x, self.nm.fn
         ints, floats, size = self._ints, self._floats, self.state_size
@@ -331,12 +345,12 @@ class Problem:
 
     def _nonfinite_parts(self, e, vel):
         """Which blocks of the generated equations are not finite."""
-        nq, nu = self.nq, self.nu
-        offset = 0 if self.nm.kinematics_is_identity else nq * nq
-        blocks = [('the kinematic differential equations', 0, offset + nq),
-                  ('the mass matrix', offset + nq, offset + nq + nu * nu),
-                  ('the forcing vector', offset + nq + nu * nu,
-                   offset + nq + nu * nu + nu),
+        _, mass, forcing, g, _ = eom_blocks(
+            self.nq, self.nu, len(self.nm.u_dep_idx),
+            self.nm.kinematics_is_identity)
+        blocks = [('the kinematic differential equations', 0, mass),
+                  ('the mass matrix', mass, forcing),
+                  ('the forcing vector', forcing, g),
                   ('the time derivative of the velocity constraints',
                    offset + nq + nu * nu + nu, len(e))]
         names = [name for name, a, b in blocks
@@ -350,7 +364,7 @@ class Problem:
         """``q'``, ``u'`` and the joint-friction values at a consistent
         state (friction by relaxation, "Three-Dimensional Generalized
         Forces" course notes)."""
-        spec = self.specified(t)
+        spec = self.specified(t, q, u)
         if not self.n_friction:
             qdot, udot = self.solve_eom(t, q, u, spec)
             return qdot, udot, self.friction_values
@@ -573,7 +587,7 @@ def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
                 problem.stick_slip.mode_at(t)
             _, udot, f = problem.derivatives(t, q[i], u[i])
         x = problem.input_vector(t, q[i], u[i],
-                                 problem.specified(t) + list(f))
+                                 problem.specified(t, q[i], u[i]) + list(f))
         rows.append(np.concatenate([x, extra_values, udot]))
     values = (function(np.array(rows)) if rows else
               np.zeros((0, sum(sizes))))

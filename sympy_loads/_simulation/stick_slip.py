@@ -131,7 +131,7 @@ class StickSlip:
         slipping joints) and limits at ``(t, q, u)`` with the joints
         ``stuck`` sticking and the others slipping in ``direction``."""
         p = self.problem
-        spec = p.specified(t)
+        spec = p.specified(t, q, u)
         u_eval = np.array(u, dtype=float)
         k = self.speeds
         zero = u_eval[k] == 0.0

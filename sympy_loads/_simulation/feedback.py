@@ -1,0 +1,128 @@
+"""Private: state feedback in :func:`sympy_loads.simulate` (specified inputs
+that depend on the state).
+
+A specified input may be given as
+
+* a number or a callable ``f(t)`` (:class:`.arguments.ConstantInput` or
+  the callable itself): its value goes into the input vector of the
+  generated functions before each evaluation;
+* a callable ``f(t, q, u)`` (:class:`.arguments.StateFeedback`), called with the full
+  ``q`` and ``u`` in the model's order once the dependent coordinates and
+  speeds are solved: such a run takes the right-hand side's diagnosing
+  path (:class:`.problem.Problem`), which solves them first, in place of
+  the single compiled call (that call solves them inside the kernel, after
+  the specified values are set);
+* a SymPy expression of the coordinates, speeds, time and the model's
+  constants (:class:`.arguments.CompiledFeedback`): it is substituted into the
+  model's equations of motion, which are generated again for that set of
+  expressions (once; kept with the numeric model, see
+  :func:`with_feedback`), so the run stays wholly compiled, stepping
+  included.
+
+Where the state is not at hand (the constraint kernels, which never read
+the specified inputs: the velocity constraints may not contain them), a
+feedback input's slot in the input vector holds a placeholder (0.0);
+outputs and the right-hand side read its value at the state
+(:func:`feedback_values`).
+"""
+
+import copy
+
+import numpy as np
+import sympy as sm
+
+from .arguments import CompiledFeedback, StateFeedback
+from .._numeric.codegen import (MiscompiledError, generate,
+                               symengine_available, to_symengine)
+from .._utils import lru_get, lru_put
+
+__all__ = []
+
+# feedback variants kept per numeric model (see with_feedback)
+VARIANT_CACHE_SIZE = 8
+
+
+def with_feedback(nm, spec_functions):
+    """``nm`` itself, or where some specified inputs are
+    :class:`CompiledFeedback`, its variant with their expressions
+    substituted into the equations of motion (generated once per set of
+    expressions and kept with ``nm``; the last
+    :data:`VARIANT_CACHE_SIZE`). The variant has the same input vector as
+    ``nm``, so everything else made for ``nm`` serves it too."""
+    slots = {i: f for i, f in enumerate(spec_functions)
+             if isinstance(f, CompiledFeedback)}
+    if not slots:
+        return nm
+    key = ('feedback',) + tuple((i, f.expression)
+                                for i, f in sorted(slots.items()))
+    derived = getattr(nm, 'derived', None)
+    if derived is not None:
+        return derived(key, lambda: _variant(nm, slots))
+    cache = nm.__dict__.setdefault('_feedback_variants', {})
+    found = lru_get(cache, key)
+    if found is None:
+        found = _variant(nm, slots)
+        lru_put(cache, key, found, VARIANT_CACHE_SIZE)
+    return found
+
+
+def _variant(nm, slots):
+    eom = nm.functions['eom']
+    inputs = list(eom.inputs)
+    use_se = symengine_available()
+    convert = to_symengine if use_se else list
+    by_name = {c.name: c for c in nm.constants}
+    plain = nm._plain
+    specified_plain = convert([plain[nm.specified[i]] for i in slots])
+    expressions = []
+    for f in slots.values():
+        expr = f.expression.xreplace(nm.kindiff)
+        expr = expr.xreplace({s: by_name[s.name] for s in expr.free_symbols
+                              if s.name in by_name and s not in plain})
+        expressions.append(expr.xreplace(plain))
+    expressions = convert(expressions)
+    substitution = dict(zip(specified_plain, expressions))
+    outputs = [e.subs(substitution) if use_se else
+               sm.sympify(e).xreplace(substitution) for e in eom.outputs]
+    kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
+    variant = copy.copy(nm)
+    variant.functions = dict(nm.functions)
+    variant.functions['eom'] = generate(inputs, outputs, kind, 'eom')
+    try:
+        values = generate(inputs, expressions, kind, 'feedback')
+    except MiscompiledError:
+        values = generate(inputs, expressions, 'numpy', 'feedback')
+    variant.fn = variant._addresses()
+    variant.feedback_slots = np.array(list(slots), dtype=int)
+    variant.feedback_function = values
+    return variant
+
+
+def is_state_feedback(spec_functions):
+    """Whether a specified input is a callable ``f(t, q, u)``."""
+    return any(isinstance(f, StateFeedback) for f in spec_functions)
+
+
+def feedback_values(problem, t, q, u):
+    """The values of the specified inputs of ``problem`` at ``(t, q,
+    u)``, feedback included."""
+    values = [f.at(t, q, u) if isinstance(f, StateFeedback) else f(t)
+              for f in problem.spec_functions]
+    slots = getattr(problem.nm, 'feedback_slots', None)
+    if slots is not None and len(slots):
+        x = problem.x.copy()
+        x[0] = t
+        x[problem.slices[0]] = q
+        x[problem.slices[1]] = u
+        x[problem.slices[3]] = values + [0.0] * problem.n_friction
+        computed = np.asarray(problem.nm.feedback_function(x),
+                              dtype=float).ravel()
+        for slot, value in zip(slots, computed):
+            values[slot] = float(value)
+    return values
+
+
+def has_feedback(spec_functions):
+    """Whether a specified input depends on the state."""
+    return any(isinstance(f, (StateFeedback, CompiledFeedback))
+               for f in spec_functions)
