@@ -167,7 +167,7 @@ GALLERY = {
     'bouncing_ball': [],
     'bicycle': [],
     'bicycle_stability': [],
-    'car_replacement': None,    # prints only: its output is the picture
+    'car_replacement': [],
 }
 
 
@@ -186,8 +186,9 @@ def _cpu_name():
 def _make_gallery(app):
     """Run each example of :data:`GALLERY` whose picture is missing into
     ``_generated/gallery/`` (its own plotting and animation code, as a
-    user runs it) and write ``_generated/gallery_times.rst``: one
-    substitution ``|time <name>|`` per example."""
+    user runs it; what it prints goes to ``<name>.txt``) and write
+    ``_generated/gallery_times.rst``: one substitution ``|time <name>|``
+    per example."""
     import json
     import platform
     import subprocess
@@ -204,25 +205,26 @@ def _make_gallery(app):
         [os.path.join(_HERE, '..')]
         + environment.get('PYTHONPATH', '').split(os.pathsep))
     for name, options in GALLERY.items():
-        picture = os.path.join(folder, name + ('.txt' if options is None
-                                               else '.png'))
+        picture = os.path.join(folder, name + '.png')
         if os.path.exists(picture) and name in times:
             continue
-        command = [sys.executable, '-m', f'sympy_loads.examples.{name}']
-        command += [] if options is None else ['--output', folder] + options
+        command = [sys.executable, '-m', f'sympy_loads.examples.{name}',
+                   '--output', folder] + options
         start = time.perf_counter()
         run = subprocess.run(command, cwd=folder, env=environment,
                              capture_output=True, text=True)
         seconds = time.perf_counter() - start
         if run.returncode:
             raise RuntimeError(f'{" ".join(command)} failed:\n{run.stderr}')
-        if options is None:
-            with open(picture, 'w') as stream:
-                stream.write(run.stdout)
+        # what it printed, without the line naming the saved files
+        with open(os.path.join(folder, name + '.txt'), 'w') as stream:
+            stream.write(''.join(
+                line for line in run.stdout.splitlines(keepends=True)
+                if not line.startswith(('plot saved', 'animation saved'))))
         times[name] = {
             'seconds': seconds,
             'command': ' '.join(['python -m', f'sympy_loads.examples.{name}']
-                                + (options or [])),
+                                + options),
             'machine': f'{_cpu_name()}, {os.cpu_count()} cores, '
                        f'Python {platform.python_version()}, '
                        f'{time.strftime("%Y-%m-%d")}'}

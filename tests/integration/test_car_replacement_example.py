@@ -7,7 +7,7 @@ from sympy_loads.examples import car_replacement
 
 
 def test_car_example_replacement_matches_hand_sum(capsys):
-    car = car_replacement.main([])
+    car = car_replacement.main(['--no-plot'])
     out = capsys.readouterr().out
     assert 'Replacement equivalent to the tyre forces: True' in out
     assert 'by transfer equals direct: True' in out
