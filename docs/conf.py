@@ -132,8 +132,64 @@ def _prefixed(text, prefix):
 
 
 def _docstring_citations(app, what, name, obj, options, lines):
-    text = _prefixed('\n'.join(lines), name.replace('.', '-'))
-    lines[:] = text.split('\n')
+    """Prefix the docstring's citation labels, and on a page that already
+    lists a reference under the same label (an API page whose module
+    docstring and functions cite the same book), drop the repeated entry
+    and link the citations to the first one: each reference is printed
+    once per page."""
+    text = '\n'.join(lines)
+    prefix = name.replace('.', '-')
+    first = _PAGE_LABELS.setdefault(app.env.docname, {})
+    for label in set(match.group(2) for match in _CITATION.finditer(text)):
+        if label in first:
+            text = _without_entry(text, label)
+            text = text.replace(f'[{label}]_', f'[{first[label]}]_')
+        else:
+            first[label] = f'{prefix}{_SEPARATOR}{label}'
+            text = text.replace(f'.. [{label}]', f'.. [{first[label]}]')
+            text = text.replace(f'[{label}]_', f'[{first[label]}]_')
+    lines[:] = _without_empty_references(text.split('\n'))
+
+
+#: docname -> {label: unique label of its first entry on that page}
+_PAGE_LABELS = {}
+
+
+def _forget_page_labels(app, env, docname):
+    _PAGE_LABELS.pop(docname, None)
+
+
+def _without_entry(text, label):
+    """``text`` without the citation entry ``.. [label] ...`` (its first
+    line and the more indented lines that continue it)."""
+    lines = text.split('\n')
+    out, skip_indent = [], None
+    for line in lines:
+        if skip_indent is not None:
+            if line.strip() and len(line) - len(line.lstrip()) > skip_indent:
+                continue
+            skip_indent = None
+        match = _CITATION.match(line)
+        if match and match.group(2) == label:
+            skip_indent = len(match.group(1)) - len(match.group(1).lstrip())
+            continue
+        out.append(line)
+    return '\n'.join(out)
+
+
+def _without_empty_references(lines):
+    """Drop a References heading (napoleon's rubric) left with no entry."""
+    out = []
+    for i, line in enumerate(lines):
+        if line.strip() == '.. rubric:: References':
+            rest = lines[i + 1:]
+            following = next((item for item in rest if item.strip()), '')
+            indent = len(line) - len(line.lstrip())
+            if not following.strip().startswith('.. [') or (
+                    len(following) - len(following.lstrip()) < indent):
+                continue
+        out.append(line)
+    return out
 
 
 def _page_citations(app, docname, source):
@@ -383,5 +439,6 @@ def setup(app):
     app.connect('missing-reference', _missing_reference, priority=900)
     app.connect('builder-inited', _make_gallery)
     app.connect('autodoc-process-docstring', _docstring_citations)
+    app.connect('env-purge-doc', _forget_page_labels)
     app.connect('source-read', _page_citations)
     app.connect('doctree-read', _show_short_labels)
