@@ -13,23 +13,24 @@ table (a ``pandas.DataFrame``) with a row per case.
 How the work is distributed
 ===========================
 
-The symbolic derivation is done once, in this process: a short validation
-run of the first case builds the model's numeric code (and checks every
-argument, so that argument errors are raised before any work is sent).
-Then the cases are cut into chunks of consecutive cases, and each chunk is
-sent with
+The symbolic derivation is done once, in this process: the study prepares
+a :class:`~sympy_loads.Simulation` of the model (or takes the one given),
+whose numeric code is generated once per model, and checks every argument
+against it without running anything, so that argument errors are raised
+before any work is sent. Then the cases are cut into chunks of consecutive
+cases, and each chunk is sent with
 
-* the *prepared* model, pickled once (later studies of the same model
-  reuse the pickle while no new code has been generated for it): the
-  ``KanesMethod`` (or ``System``) with its numeric model and constraint
-  solver, whose generated functions pickle as their expressions plus the
-  LLVM machine code
+* the prepared ``Simulation``, pickled once per ``Simulation`` (a study
+  that follows another on the same ``Simulation`` sends the same bytes):
+  the ``KanesMethod`` (or ``System``) with its numeric model, constraint
+  solver, outputs, impacts and joint friction, whose generated functions
+  pickle as their expressions plus the LLVM machine code
   (a worker on the same kind of processor loads that code as it is and
   gives bit-identical results; any other compiles the expressions again,
   in milliseconds to a second, and agrees to rounding);
 * the options common to all cases, and the case values as one array.
 
-A worker keeps the prepared model of the last studies it has seen (per
+A worker keeps the prepared simulations of the last studies it has seen (per
 thread), so it is unpickled once per worker, not once per chunk or case,
 and it never repeats the SymPy derivation. Each case's result comes back
 as plain arrays and is rebuilt into a :class:`~sympy_loads.SimulationResult`
@@ -37,8 +38,8 @@ here. Pickling uses the standard :mod:`pickle`; options that it cannot
 send, or that were defined in the script being run (a ``lambda`` or a
 function of the script as a ``specified`` input), are sent with
 ``cloudpickle`` (installed with Dask), which sends them by value. A
-``joint_friction`` option refers to the model's joints and bodies, so it is
-pickled with the model. A ``ThreadPoolExecutor`` runs in this process: its
+``joint_friction`` refers to the model's joints and bodies; it belongs to
+the ``Simulation``, so it is pickled with the model. A ``ThreadPoolExecutor`` runs in this process: its
 threads get the options as they are (a callable holding a lock is fine),
 and each thread still loads its own copy of the prepared model.
 
@@ -62,6 +63,7 @@ The cases share nothing, so as long as :math:`n T` is large against
 
 import concurrent.futures
 import hashlib
+import inspect
 import math
 import numbers
 import os
@@ -72,16 +74,11 @@ import numpy as np
 import sympy as sm
 from sympy.core.function import AppliedUndef
 
-from ._numeric import resolve_backend
 from ._errors import MissingValuesError
-from .constraints import ConstraintSolverError
-from .simulation import (Simulation, SimulationError, SimulationResult,
-                         _check_t_eval, _check_t_span, _kanes_method_of,
-                         simulate)
-from . import simulation as _simulation
+from .simulation import Simulation, SimulationResult, _check_run_options
 from ._simulation.workers import (_case_arguments, _describe, _dumps,
-                             _from_script, _model_payload, _prepared_state,
-                             _run_chunk, _simulate_case, _split_options)
+                                  _from_script, _run_chunk, _simulate_case,
+                                  simulation_payload)
 
 __all__ = ['simulate_many', 'results_table']
 
@@ -89,18 +86,45 @@ __all__ = ['simulate_many', 'results_table']
 # ---------------------------------------------------------------------------
 # Checking the arguments
 
-def _unprepared(simulation, options):
-    """The model of a :class:`~sympy_loads.Simulation` and ``options`` with
-    its construction options added (each given once: TypeError for one
-    given again here). The study's workers receive the model and the
-    numeric code already generated for it (see ``_simulation.workers``)."""
-    prepared = simulation.options
-    twice = sorted(set(prepared) & set(options))
-    if twice:
-        raise TypeError(f'simulate_many(): {twice} belong to the Simulation '
-                        f'given as the model; give them to Simulation(), not '
-                        f'here.')
-    return simulation.model, dict(options, **prepared)
+#: The options of :class:`~sympy_loads.Simulation` (fixed when it is made);
+#: the other keywords of :func:`simulate` are options of each run.
+_PREPARED = ('outputs', 'impacts', 'joint_friction', 'backend',
+             'constraint_options')
+
+
+def _prepare(model, options):
+    """The :class:`~sympy_loads.Simulation` of the study and the options of
+    its runs: ``model`` itself when it is one (a construction option given
+    again here is a TypeError), else one made with the construction options
+    among ``options`` (its code is generated once per model and kept, as
+    for :func:`simulate`)."""
+    prepared = {name: options[name] for name in _PREPARED if name in options}
+    run_options = {name: value for name, value in options.items()
+                   if name not in prepared}
+    if isinstance(model, Simulation):
+        if prepared:
+            raise TypeError(f'simulate_many(): {sorted(prepared)} belong to '
+                            f'the Simulation given as the model; give them '
+                            f'to Simulation(), not here.')
+        return model, run_options
+    return Simulation(model, **prepared), run_options
+
+
+def _check_run(simulation, t_span, run_options):
+    """Every run option checked as :meth:`Simulation.run` checks it (an
+    unknown keyword is a TypeError, as for a function call)."""
+    try:
+        inspect.signature(simulation.run).bind(t_span, {}, {},
+                                               **run_options)
+    except TypeError as error:
+        raise TypeError(f'simulate_many(): {error}') from None
+    defaults = {name: parameter.default for name, parameter in
+                inspect.signature(simulation.run).parameters.items()
+                if parameter.kind is inspect.Parameter.KEYWORD_ONLY}
+    options = dict(defaults, **run_options)
+    options.pop('specified')
+    _check_run_options(t_span, options,
+                       impacts=simulation.options['impacts'])
 
 
 def _check_cases(cases):
@@ -222,20 +246,14 @@ def _check_same_symbols(keys, is_state, constants):
                 f'cases and in constants.')
 
 
-def _check_constant_keys(kane, keys, is_state, constants, options,
-                         validated):
+def _check_constant_keys(simulation, keys, is_state, constants):
     """Each varied constant must be a key of ``constants`` or a constant of
-    the model or of its outputs (matched by name, as simulate() does)."""
+    the model, its outputs or impacts, or its joint friction (matched by
+    name, as :meth:`Simulation.run` does)."""
     names = {getattr(k, 'name', None) for k in constants}
-    for numeric_model in _simulation._CACHE.get(kane, {}).values():
-        names |= {s.name for s in numeric_model.constants}
-    for result in validated:
-        names |= {s.name for s, _ in result.constants}
-    outputs = options.get('outputs') or {}
-    for expr in getattr(outputs, 'values', lambda: [])():
-        names |= {s.name for s in getattr(expr, 'free_symbols', ())}
+    names |= {s.name for s in simulation.constants}
     # the parameters of joint friction (a coefficient, a radius, ...)
-    friction = options.get('joint_friction') or ()
+    friction = simulation.options['joint_friction'] or ()
     for item in [friction] if hasattr(friction, 'prepare') else friction:
         for name in _FRICTION_PARAMETERS:
             value = getattr(item, name, None)
@@ -250,65 +268,40 @@ def _check_constant_keys(kane, keys, is_state, constants, options,
             f'speeds nor constants of the model (nor keys of constants).')
 
 
-def _validate(model, job, values, given):
-    """Run a very short simulation of the first case of each distinct set
-    of varied symbols: every argument error of :func:`simulate` is raised
-    here, before any work is sent, and the model's numeric code is built
-    (once) and cached. Returns the results of those runs.
-
-    Only errors common to all cases are raised: a case that cannot be
-    assembled or fails is left to its own run, and so is a TypeError or
-    ValueError of one case (a start that penetrates an impact's plane, a
-    restitution above 1 from the case's constants) when another case
-    passes (when none of the first cases of each set passes, the others
-    are tried in order until one does). A case that lacks a constant or an
-    initial condition is an error of the study, raised."""
-    options = job['options']
-    t0, t1 = _check_t_span(job['t_span'])
-    _check_t_eval(options.get('t_eval'), t0, t1)
-    end = t0 + (t1 - t0) * 1e-9
-    short = (t0, end if end != t0 else t1)
-    probe = dict(options, t_eval=None)
-    first, passed, results = {}, False, []
-
-    def run(i):
-        initial, constants = _case_arguments(job, values[i], given[i])
-        try:
-            results.append(simulate(model, short, initial, constants,
-                                    **probe))
-        except (ConstraintSolverError, SimulationError):
-            pass
-        except (TypeError, ValueError) as error:
-            # simulate() gathers the missing constants, inputs and initial
-            # conditions into one ValueError: which keys a case gives, not
-            # its values, so an error of the study
-            if isinstance(error, MissingValuesError):
-                if i == 0:
-                    raise
-                raise ValueError(f'cases[{i}]: {error}') from None
-            return error
-        return None
-
-    failures = []
+def _check_values(simulation, job, values, given):
+    """A case that lacks a constant, a specified input or an initial
+    condition is an error of the study, raised before any case runs: the
+    first case of each distinct set of varied symbols is checked (which
+    keys a case gives, not its values, decides it). Nothing is run."""
+    t0 = float(job['t_span'][0])
+    specified = job['options'].get('specified')
+    seen = set()
     for i in range(len(values)):
         pattern = given[i].tobytes()
-        if pattern in first:
+        if pattern in seen:
             continue
-        first[pattern] = i
-        error = run(i)
-        if error is None:
-            passed = True
-        else:
-            failures.append(error)
-    for i in range(len(values)):
-        if passed or not failures:
-            break
-        if first.get(given[i].tobytes()) == i:    # probed above
-            continue
-        passed = run(i) is None
-    if failures and not passed:     # every case fails: an argument error
-        raise failures[0]
-    return results
+        seen.add(pattern)
+        initial, constants = _case_arguments(job, values[i], given[i])
+        try:
+            simulation._values(initial, constants, specified, t0)
+        except MissingValuesError as error:
+            if i == 0:
+                raise
+            raise MissingValuesError(f'cases[{i}]: {error}') from None
+
+
+def _raise_if_all_failed(records):
+    """Raise the argument error (TypeError or ValueError) that every case
+    failed with: then it is the study's, not one case's."""
+    first = records[0] if records else None
+    if not (isinstance(first, dict) and first.get('argument')):
+        return
+    if all(isinstance(record, dict) and record.get('argument')
+           for record in records):
+        kind = (TypeError if first['error'].startswith('TypeError')
+                else ValueError)
+        raise kind(f'simulate_many(): every case failed; cases[0]: '
+                   f'{first["error"]}')
 
 
 def _progress_bar(progress, total):
@@ -367,22 +360,23 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     the error in ``message`` (and no samples, except a run stopped because
     impacts accumulate: it keeps the samples and impacts up to that time,
     the ``result`` of the :class:`SimulationError`). Argument errors, the
-    same for every case, are raised before any case runs: the first case
-    is simulated over a very short time to check them, which also builds
-    the numeric code of the model once, here. A TypeError or ValueError of
-    one case only (a start that penetrates an impact's plane, a
-    restitution above 1 from the case's constants) fails that case's slot
-    wherever the case is, the first included; it is raised only when every
-    case fails with it, and a case that lacks a constant or an initial
-    condition is raised as an argument error.
+    same for every case, are raised before any case runs, without running
+    anything: the model is prepared once, here (a
+    :class:`~sympy_loads.Simulation`: its numeric code is generated or
+    found), every option is checked as :meth:`Simulation.run` checks it,
+    and a case that lacks a constant, a specified input or an initial
+    condition is an argument error of the study. A TypeError or ValueError
+    of one case only (a start that penetrates an impact's plane, a
+    restitution above 1 from the case's constants) fails that case's slot;
+    it is raised after the study only when every case fails with one.
 
     ``executor=None`` runs the cases one after the other in this process.
     Any :class:`concurrent.futures.Executor` runs them there instead, in
     chunks of ``chunksize`` consecutive cases: ``ProcessPoolExecutor``,
     ``ThreadPoolExecutor``, Dask's ``Client(...).get_executor()`` or
-    mpi4py's ``MPIPoolExecutor``. Each worker receives the prepared model
-    (its numeric code, not the SymPy derivation) and loads it once; see the
-    module documentation. With the default back end on workers with the
+    mpi4py's ``MPIPoolExecutor``. Each worker receives the pickled
+    :class:`~sympy_loads.Simulation` (the model with its numeric code, not
+    the SymPy derivation) and loads it once; see the module documentation. With the default back end on workers with the
     same kind of processor, the results are bit-identical to the serial
     ones. A ``ThreadPoolExecutor`` gets the options without pickling. When
     a worker process of a ``ProcessPoolExecutor`` dies, the cases it had
@@ -523,9 +517,8 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
 
     results_table : the results as one table, a row per case.
     """
-    if isinstance(model, Simulation):
-        model, simulate_options = _unprepared(model, simulate_options)
-    kane = _kanes_method_of(model)
+    simulation, run_options = _prepare(model, simulate_options)
+    kane = simulation._kane
     cases = _check_cases(cases)
     if executor is not None and not callable(getattr(executor, 'submit',
                                                      None)):
@@ -537,6 +530,7 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
                                   or chunksize < 1):
         raise ValueError(f'chunksize must be a positive int, got '
                          f'{chunksize!r}.')
+    _check_run(simulation, t_span, run_options)
     initial = _initial_mapping(kane, initial_conditions)
     if constants is None:
         constants = {}
@@ -546,26 +540,24 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
     constants = dict(constants)
     keys, is_state, values, given = _classify(kane, cases)
     _check_same_symbols(keys, is_state, constants)
+    _check_constant_keys(simulation, keys, is_state, constants)
     if not cases:
         return []
     job = {'t_span': t_span, 'initial_conditions': initial,
            'constants': constants, 'keys': keys, 'is_state': is_state,
-           'options': simulate_options}
-    validated = _validate(model, job, values, given)
-    _check_constant_keys(kane, keys, is_state, constants, simulate_options,
-                         validated)
-    backend = (validated[0].backend if validated else
-               resolve_backend(simulate_options.get('backend', 'auto')))
+           'options': run_options}
+    _check_values(simulation, job, values, given)
     bar = _progress_bar(progress, len(cases))
     try:
         if executor is None:
-            records = _run_serial(model, job, values, given, bar)
+            records = _run_serial(simulation, job, values, given, bar)
         else:
-            records = _run_parallel(model, kane, job, values, given,
+            records = _run_parallel(simulation, job, values, given,
                                     executor, chunksize, bar)
     finally:
         if bar is not None:
             bar.close()
+    _raise_if_all_failed(records)
     results = []
     for i, record in enumerate(records):
         if isinstance(record, SimulationResult):
@@ -573,7 +565,7 @@ def simulate_many(model, t_span, initial_conditions, constants, cases, *,
         elif 'error' in record:
             _, case_constants = _case_arguments(job, values[i], given[i])
             results.append(_failure(kane, record['error'], case_constants,
-                                    backend))
+                                    simulation.backend))
         else:
             results.append(SimulationResult(
                 coordinates=tuple(kane.q), speeds=tuple(kane.u), **record))
@@ -592,35 +584,30 @@ def _update(bar, done, failures):
         bar.set_postfix(failures=failures)
 
 
-def _run_serial(model, job, values, given, bar):
+def _run_serial(simulation, job, values, given, bar):
     records, failures = [], 0
     for i in range(len(values)):
         initial, constants = _case_arguments(job, values[i], given[i])
-        record = _simulate_case(model, job['t_span'], initial, constants,
-                                job['options'])
+        record = _simulate_case(simulation, job['t_span'], initial,
+                                constants, job['options'])
         failures += _failed(record)
         records.append(record)
         _update(bar, 1, failures)
     return records
 
 
-def _run_parallel(model, kane, job, values, given, executor, chunksize,
+def _run_parallel(simulation, job, values, given, executor, chunksize,
                   bar):
     n = len(values)
-    models, solvers = _prepared_state(kane, job['constants'])
-    # a joint friction refers to the model's joints: pickled with the model
-    options, bound = _split_options(job['options'])
-    model_data, model_token = _model_payload(model, kane, models, solvers,
-                                             bound)
-    sent = dict(job, options=options)
+    model_data, model_token = simulation_payload(simulation)
     if isinstance(executor, concurrent.futures.ThreadPoolExecutor):
         # threads share this process: the options need no pickling (the
-        # model is still copied, once per thread, as its caches are not
-        # shared between threads)
-        job_data, job_token = sent, None
+        # simulation is still copied, once per thread, so that no two
+        # threads run the same generated functions' buffers)
+        job_data, job_token = job, None
     else:
-        job_data = _dumps(sent, 'the options',
-                          by_value=_from_script(options))
+        job_data = _dumps(job, 'the options',
+                          by_value=_from_script(job['options']))
         job_token = hashlib.sha256(job_data).hexdigest()
     size = chunksize or _default_chunksize(n, executor)
     # a dead worker process breaks a ProcessPoolExecutor: the cases that

@@ -66,6 +66,7 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 from ._errors import MissingValuesError, SimulationError
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
+from .constraints import HolonomicConstraintSolver
 from ._simulation.arguments import (
     IMPLICIT_METHODS, _as_float, _check_impact_frames, _check_impacts,
     _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
@@ -73,11 +74,9 @@ from ._simulation.arguments import (
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
-from ._simulation.numeric_model import (OUTPUT_CACHE_SIZE, NumericModel,
-                                        _symbol_key)
+from ._simulation.numeric_model import NumericModel, _symbol_key
 from ._simulation.problem import Problem, evaluate_outputs
 from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
-from ._utils import lru_get, lru_put
 
 __all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError']
 
@@ -278,7 +277,7 @@ def _kanes_method_of(model):
         raise TypeError(
             f'model must be a KanesMethod or a System, not '
             f'{type(model).__name__} {model!r}.')
-    if kane in _CACHE:
+    if kane in _NUMERIC_MODELS:
         return kane         # its equations have been generated before
     try:
         kane.mass_matrix
@@ -288,8 +287,6 @@ def _kanes_method_of(model):
             'kanes_equations(bodies, loads) before simulate().') from None
     return kane
 
-
-_CACHE = weakref.WeakKeyDictionary()
 
 #: Round-off allowed in a returned sample's constraint residuals beyond the
 #: Newton-Raphson tolerance, relative to the size of the coordinates (and,
@@ -340,12 +337,20 @@ def _check_residuals(problem, solver, times, q, u, residual,
                 time=float(times[i]), q=q[i].copy(), u=u[i].copy())
 
 
+# KanesMethod -> {(friction symbols, back end): NumericModel}: the one
+# cache of prepared code, so that simulate() (a new Simulation per call) and
+# every Simulation of a model share its generated code; everything else a
+# Simulation needs is kept with the numeric model (NumericModel.derived) or
+# the Simulation itself. Held weakly: it goes with the model.
+_NUMERIC_MODELS = weakref.WeakKeyDictionary()
+
+
 def _numeric_model(kane, friction_symbols, backend, strict=False):
     """The cached :class:`._simulation.numeric_model.NumericModel` of
     ``kane`` (generated on the first call for this model, set of friction
     symbols and back end; a model SymEngine cannot compile falls back to
     NumPy under 'auto')."""
-    per_model = _CACHE.setdefault(kane, {})
+    per_model = _NUMERIC_MODELS.setdefault(kane, {})
     key = (tuple(friction_symbols), backend)
     if key not in per_model:
         try:
@@ -366,52 +371,20 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
     return per_model[key]
 
 
-# ---------------------------------------------------------------------------
-# The numeric problem
+def _constraint_solver(nm, options):
+    """The :class:`HolonomicConstraintSolver` of the model's configuration
+    constraints under ``options``, made once per model and options and kept
+    with the numeric model: its constants are placeholders, and each run
+    takes a copy with its own values
+    (:meth:`~HolonomicConstraintSolver.with_constants`, which shares the
+    generated code)."""
+    used = sorted(nm.f_h.free_symbols - {_TIME}, key=_symbol_key)
 
-_SOLVERS = weakref.WeakKeyDictionary()
-# solvers that have solved in this process (their kernels are loaded)
-_SOLVED = weakref.WeakSet()
-
-
-# numeric model -> the constants in its configuration constraints
-_CONSTRAINT_CONSTANTS = weakref.WeakKeyDictionary()
-
-
-def _constraint_constants(nm):
-    """The constants in ``nm``'s configuration constraints, sorted (found
-    once per model)."""
-    if nm not in _CONSTRAINT_CONSTANTS:
-        _CONSTRAINT_CONSTANTS[nm] = sorted(nm.f_h.free_symbols - {_TIME},
-                                           key=_symbol_key)
-    return _CONSTRAINT_CONSTANTS[nm]
-
-
-def _constraint_solver(kane, nm, constants_mapping, options):
-    """Return the :class:`HolonomicConstraintSolver` of the model for the
-    values of the constants in its constraints and the options: its code is
-    generated once per model and options, and a solver for other values
-    shares it (:meth:`~HolonomicConstraintSolver.with_constants`); the
-    last :data:`~._simulation.numeric_model.OUTPUT_CACHE_SIZE` sets of
-    values are kept."""
-    from .constraints import HolonomicConstraintSolver
-    used = _constraint_constants(nm)
-    values = {s: constants_mapping[s] for s in used}
-    options_key = tuple(sorted(options.items()))
-    key = (tuple(values.items()), options_key)
-    per_model = _SOLVERS.setdefault(kane, {})
-    solver = lru_get(per_model, key)
-    if solver is None:
-        # another solver of these options lends its generated code
-        siblings = [s for (_, o), s in list(per_model.items())
-                    if o == options_key]
-        if siblings:
-            solver = siblings[-1].with_constants(values)
-        else:
-            solver = HolonomicConstraintSolver.from_kanes_method(
-                kane, values, **options)
-        lru_put(per_model, key, solver, OUTPUT_CACHE_SIZE)
-    return solver
+    def build():
+        return HolonomicConstraintSolver.from_kanes_method(
+            nm.kane, {s: 1.0 for s in used}, **options)
+    return nm.derived(('constraint solver', tuple(sorted(options.items()))),
+                      build)
 
 
 def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
@@ -816,12 +789,26 @@ class Simulation:
                       if s not in extra]
         self._extra_constants = extra
         self._constraint_options = dict(constraint_options or {})
+        # the constants of the configuration constraints get their values
+        # per run (a copy of this solver, sharing its code)
+        self._solver = (_constraint_solver(nm, self._constraint_options)
+                        if nm.has_config_constraints else None)
+        # the first run's first solve loads numba's Newton kernel (it is
+        # reported with the kernels' loading, not the set-up)
+        self._first_run = True
         # as given, for simulate_many (which sends the model itself)
         self._options = dict(outputs=outputs or None,
                              impacts=impact_items or None,
                              joint_friction=joint_friction, backend=backend,
                              constraint_options=constraint_options)
         self._setup_seconds = time.perf_counter() - start
+
+    def __getstate__(self):
+        # the pickle of itself that simulate_many keeps (see
+        # _simulation.workers.simulation_payload) is not part of it
+        state = self.__dict__.copy()
+        state.pop('_pickle', None)
+        return state
 
     @property
     def options(self):
@@ -973,18 +960,13 @@ class Simulation:
             raise solution.error
         return result
 
-    def _start(self, t0, t1, initial_conditions, constants, specified,
-               atol, friction_options):
-        """The run's numeric problem at its consistent start: ``(problem,
-        solver, impact engine, stick-slip, y0, constants by symbol)``
-        (ValueError listing every missing value)."""
-        nm, kane, model = self._nm, self._kane, self.model
-        friction_items = self._friction_items
-        impact_items = self._impact_items
-        impact_spec = self._impact_spec
-        extra_constants = self._extra_constants
-        c_all, missing_c, all_constants = _pack_constants(nm, constants,
-                                                          extra_constants)
+    def _values(self, initial_conditions, constants, specified, t0):
+        """The run's values: ``(constants packed, constants by symbol,
+        specified functions, q0, u0)``; a :class:`MissingValuesError` lists
+        every missing constant, specified input and initial condition."""
+        nm = self._nm
+        c_all, missing_c, all_constants = _pack_constants(
+            nm, constants, self._extra_constants)
         spec_functions, missing_s = _specified_functions(nm, specified, t0)
         q0, u0, missing_x = _initial_state(nm, initial_conditions)
         problems = [f'{what}: {[_name(s) for s in missing]}'.replace(
@@ -994,13 +976,27 @@ class Simulation:
                 ('missing initial conditions', missing_x)) if missing]
         if problems:
             raise MissingValuesError('simulate(): ' + '; '.join(problems))
+        return c_all, all_constants, spec_functions, q0, u0
+
+    def _start(self, t0, t1, initial_conditions, constants, specified,
+               atol, friction_options):
+        """The run's numeric problem at its consistent start: ``(problem,
+        solver, impact engine, stick-slip, y0, constants by symbol)``
+        (ValueError listing every missing value)."""
+        nm, model = self._nm, self.model
+        friction_items = self._friction_items
+        impact_items = self._impact_items
+        impact_spec = self._impact_spec
+        (c_all, all_constants, spec_functions, q0,
+         u0) = self._values(initial_conditions, constants, specified, t0)
         c = c_all[:len(nm.constants)]
-        constants_map = dict(zip(nm.constants + extra_constants, c_all))
+        constants_map = dict(zip(nm.constants + self._extra_constants,
+                                 c_all))
 
         solver = None
-        if nm.has_config_constraints:
-            solver = _constraint_solver(kane, nm, constants_map,
-                                        self._constraint_options)
+        if self._solver is not None:
+            solver = self._solver.with_constants(
+                {s: constants_map[s] for s in self._solver.constants})
         friction_functions = [item.prepare(model, all_constants)
                               for item in friction_items]
         problem = Problem(nm, c, spec_functions, solver, friction_functions,
@@ -1019,12 +1015,12 @@ class Simulation:
         if nm.has_config_constraints:
             solve_start = time.perf_counter()
             q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
-            if solver not in _SOLVED:
-                # a solver's first solve in this process loads (or on an
-                # installation's first use compiles) numba's Newton kernel;
-                # the solve itself takes microseconds
+            if self._first_run:
+                # the first solve loads (or on an installation's first use
+                # compiles) numba's Newton kernel; the solve itself takes
+                # microseconds
                 problem.kernel_seconds += time.perf_counter() - solve_start
-                _SOLVED.add(solver)
+                self._first_run = False
             problem.set_branch(t0, q0)
         u0 = problem.dependent_speeds(
             t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))

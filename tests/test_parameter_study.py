@@ -12,13 +12,13 @@ import pytest
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (HolonomicConstraintSolver, SimulationResult,
-                         results_table, simulate, simulate_many)
+from sympy_loads import (HolonomicConstraintSolver, Simulation,
+                         SimulationResult, results_table, simulate,
+                         simulate_many)
 from sympy_loads import parameter_study
-from sympy_loads._simulation import workers as _study_workers
 from sympy_loads._numeric import codegen
 from sympy_loads.examples import four_bar
-from sympy_loads.simulation import _CACHE, _SOLVERS
+from sympy_loads.simulation import _NUMERIC_MODELS
 
 cloudpickle = pytest.importorskip('cloudpickle')
 
@@ -42,6 +42,7 @@ def study():
     serial = simulate_many(model.kane, T_SPAN, initial, constants, cases,
                            **options)
     return SimpleNamespace(model=model, cases=cases, options=options,
+                           options_prepared={'outputs': options['outputs']},
                            initial=initial, constants=constants,
                            serial=serial, k=k, la=la, q1=q1)
 
@@ -141,12 +142,12 @@ def test_parallel_results_equal_the_serial_ones(study, executor_name,
 
 
 def test_a_worker_loads_the_model_once(study, process_pool):
-    kane = study.model.kane
-    models, solvers = parameter_study._prepared_state(kane, study.constants)
-    data = parameter_study._dumps((kane, kane, models, solvers), 'model')
+    simulation, run_options = parameter_study._prepare(study.model.kane,
+                                                       study.options)
+    data = parameter_study._dumps(simulation, 'model')
     job = {'t_span': T_SPAN, 'initial_conditions': study.initial,
            'constants': study.constants, 'keys': [study.k],
-           'is_state': [False], 'options': {}}
+           'is_state': [False], 'options': run_options}
     job_data = parameter_study._dumps(job, 'options')
     chunk = (np.array([0]), np.array([[15.0]]), np.array([[True]]))
     futures = [process_pool.submit(parameter_study._run_chunk, 'token-a',
@@ -289,7 +290,7 @@ def test_results_table_holds_final_states_and_outputs(study):
                          ids=['pickle', 'cloudpickle'])
 def test_numeric_model_round_trips_with_identical_results(study, dumps):
     kane = study.model.kane
-    for numeric_model in _CACHE[kane].values():
+    for numeric_model in _NUMERIC_MODELS[kane].values():
         copy = pickle.loads(dumps(numeric_model))
         assert copy.constants == numeric_model.constants
         assert copy.backend == numeric_model.backend
@@ -327,38 +328,55 @@ def test_constraint_solver_round_trips_after_a_solve(study, backend, dumps):
     assert np.array_equal(again.solve_positions(guesses), before)
 
 
-def test_solvers_sent_with_the_model_are_reused(study):
+def test_a_sweep_over_a_constraint_constant_makes_one_solver(study):
+    """The constraint solver is made once per model and options and kept
+    with the numeric model; each run takes a copy with its own values of
+    the constraints' constants, so a study over a link length generates no
+    code per case, and every run still solves its own loop."""
     kane = study.model.kane
-    models, solvers = parameter_study._prepared_state(kane, study.constants)
-    assert models and solvers
-    assert all(s.constants[study.la] == 0.8 for s in solvers.values())
-    assert len(_SOLVERS[kane]) >= len(solvers)
+    simulation = Simulation(kane, outputs=study.options['outputs'])
+    solver = simulation._solver
+    assert Simulation(kane)._solver is solver       # shared by the model
+    lengths = [0.75, 0.8, 0.85]
+    results = simulate_many(simulation, T_SPAN, study.initial,
+                            study.constants, [{study.la: la}
+                                              for la in lengths],
+                            t_eval=T_EVAL)
+    assert simulation._solver is solver
+    solvers = [value for key, value in simulation._nm._derived.items()
+               if key[0] == 'constraint solver']
+    assert solvers == [solver]
+    assert solver.constants[study.la] == 1.0        # a placeholder, kept
+    # each case closes its own loop (the lengths differ by 5 cm, so a
+    # solver with another length would leave residuals of centimetres)
+    for la, result in zip(lengths, results):
+        assert result.success
+        check = solver.with_constants({**{s: study.constants[s] for s in
+                                          solver.constants if s in
+                                          study.constants},
+                                       study.la: la})
+        assert np.max(np.abs(check.residual(result.q))) <= 1e-10
 
 
-def test_a_second_study_sends_the_same_pickled_model(study, thread_pool):
-    """The prepared model is pickled once and reused by later studies
-    until its numeric models or solvers change."""
-    kane = study.model.kane
-    args = (kane, T_SPAN, study.initial, study.constants, study.cases[:2])
-    simulate_many(*args, executor=thread_pool, **study.options)
-    first = _study_workers._PAYLOADS[kane]
-    simulate_many(*args, executor=thread_pool, **study.options)
-    assert _study_workers._PAYLOADS[kane][2] is first[2]
-    # a new numeric model (another back end) makes a new pickle
-    simulate_many(*args, executor=thread_pool, backend='numpy',
-                  **study.options)
-    second = _study_workers._PAYLOADS[kane]
-    assert second[3] != first[3]
-    assert pickle.loads(second[2])[2].keys() > pickle.loads(
-        first[2])[2].keys()
-    # new outputs generate code in the numeric model: a new pickle too
-    options = dict(study.options, outputs={'twice': 2 * study.model.energy})
-    simulate_many(*args, executor=thread_pool, backend='numpy', **options)
-    third = _study_workers._PAYLOADS[kane]
-    assert third[3] != second[3]
-    sent = pickle.loads(third[2])[2]
-    assert any(len(nm._outputs) > len(old._outputs) for nm, old in zip(
-        sent.values(), pickle.loads(second[2])[2].values()))
+def test_a_second_study_sends_the_same_pickled_simulation(study,
+                                                          thread_pool):
+    """A Simulation is pickled once for its studies; the pickle is not
+    part of its own pickle, and it loads into a Simulation that runs as
+    the original does."""
+    simulation = Simulation(study.model.kane, **study.options_prepared)
+    args = (simulation, T_SPAN, study.initial, study.constants,
+            study.cases[:2])
+    simulate_many(*args, executor=thread_pool, t_eval=T_EVAL)
+    first = simulation._pickle
+    simulate_many(*args, executor=thread_pool, t_eval=T_EVAL)
+    assert simulation._pickle is first
+    copy = pickle.loads(first[0])
+    assert isinstance(copy, Simulation) and '_pickle' not in vars(copy)
+    assert '_pickle' not in vars(pickle.loads(pickle.dumps(simulation)))
+    assert_same_result(
+        copy.run(T_SPAN, study.initial, study.constants, t_eval=T_EVAL),
+        simulation.run(T_SPAN, study.initial, study.constants,
+                       t_eval=T_EVAL), tolerance=0.0)
 
 
 def test_caches_do_not_keep_a_model_alive():
@@ -375,7 +393,7 @@ def test_caches_do_not_keep_a_model_alive():
         with cf.ThreadPoolExecutor(1) as pool:
             simulate_many(model.kane, (0.0, 0.01), initial, constants,
                           [{model.symbols['k']: 5.0}], executor=pool)
-        assert model.kane in _CACHE and model.kane in _study_workers._PAYLOADS
+        assert model.kane in _NUMERIC_MODELS
         return weakref.ref(model.kane)
 
     reference = run()
@@ -391,7 +409,7 @@ def test_a_numeric_model_without_its_kanes_method_does_not_pickle():
     model = four_bar.build_model()
     simulate(model.kane, (0.0, 0.01), four_bar.initial_conditions(model),
              four_bar.constants_of(model))
-    numeric_models = list(_CACHE[model.kane].values())
+    numeric_models = list(_NUMERIC_MODELS[model.kane].values())
     del model
     gc.collect()
     assert numeric_models[0].kane is None
@@ -652,14 +670,15 @@ def _die_on_one_case():
     runs the case with k = CRASH_STIFFNESS."""
     import os
     from sympy_loads._simulation import workers
-    simulate_here = workers.simulate
+    simulate_here = workers._simulate_case
 
-    def simulate_or_die(model, t_span, initial, constants, **options):
+    def simulate_or_die(simulation, t_span, initial, constants, options):
         if CRASH_STIFFNESS in constants.values():
             os._exit(3)
-        return simulate_here(model, t_span, initial, constants, **options)
+        return simulate_here(simulation, t_span, initial, constants,
+                             options)
 
-    workers.simulate = simulate_or_die
+    workers._simulate_case = simulate_or_die
 
 
 def test_a_dead_worker_loses_only_its_case(line_particle):
@@ -690,28 +709,3 @@ def test_a_dead_worker_loses_only_its_case(line_particle):
                         for r in results], 5)
     np.testing.assert_allclose(finals, 0.1 * np.cos(np.sqrt(others)),
                                atol=1e-7)
-
-
-def test_model_payload_is_made_anew_after_new_output_functions():
-    """The pickle sent to workers is reused only while no new output
-    function has been generated, even once the bounded cache of output
-    functions is full (its size no longer changes)."""
-    from sympy_loads._simulation.numeric_model import OUTPUT_CACHE_SIZE
-    model = four_bar.build_model()
-    kane = model.kane
-    constants = four_bar.constants_of(model)
-    simulate(kane, T_SPAN, four_bar.initial_conditions(model), constants,
-             t_eval=T_EVAL)
-    models, solvers = parameter_study._prepared_state(kane, constants)
-    [nm] = models.values()
-    q1 = model.q[0]
-    for i in range(OUTPUT_CACHE_SIZE):
-        nm.output_function({'y': (i + 1) * q1})
-    data, token = _study_workers._model_payload(kane, kane, models, solvers)
-    again = _study_workers._model_payload(kane, kane, models, solvers)
-    assert again[1] == token                     # nothing new: reused
-    nm.output_function({'y': -q1})               # the cache stays full
-    assert len(nm._outputs) == OUTPUT_CACHE_SIZE
-    assert nm.generated == OUTPUT_CACHE_SIZE + 1
-    fresh = _study_workers._model_payload(kane, kane, models, solvers)
-    assert fresh[1] != token

@@ -32,6 +32,10 @@ OK, NEWTON_FAILED, VELOCITY_SINGULAR, MASS_SINGULAR = 0, 1, 2, 3
 # sign of det(Phi_qd) changed: a singular configuration was crossed), and
 # the right-hand side is not finite.
 BRANCH_CHANGED, NOT_FINITE = 4, 5
+# ... and a change of partition is due: a pivot ratio of the dependent
+# blocks (Phi_qd, K_d) fell below the threshold in opts[4] (see
+# sympy_loads._simulation.partition); reported only where opts[4] > 0.
+PARTITION_DUE = 6
 # Directions with a relative pivot below this are dropped from a
 # least-squares step.
 RANK_RATIO = 1e-13
@@ -69,6 +73,29 @@ DIP_ITERATIONS = 60
 INVERSE_PHI = 0.6180339887498949
 
 BACKENDS = ('auto', 'compiled', 'numba', 'numpy')
+
+
+def eom_blocks(nq, nu, m, identity):
+    """The layout of the generated equations-of-motion vector, the one
+    place that defines it (the numeric model builds the vector in this
+    order; the kernels, compiled as ``rhs.eom_blocks``, and the Python
+    paths read it through this function)::
+
+        [M_kin (nq x nq, row-major; absent when identity), f_kin (nq),
+         M (nu x nu, row-major), F (nu), g (m)]
+
+    ``M_kin q' = f_kin`` are the kinematic differential equations (``q' =
+    f_kin`` when ``identity``), ``M u' = F`` the dynamic equations and
+    ``g`` the time derivative of the velocity constraints' ``m`` rows at
+    ``u' = 0``. Returns the start of each block and the end: ``(f_kin, M,
+    F, g, end)``; ``M_kin`` starts at 0."""
+    f_kin = 0 if identity else nq * nq
+    mass = f_kin + nq
+    forcing = mass + nu * nu
+    g = forcing + nu
+    return f_kin, mass, forcing, g, g + m
+
+
 # compiled_available()'s positive answer, once found
 _AVAILABLE = []
 

@@ -25,7 +25,7 @@ import numpy as np
 from . import OK
 from .jit import call, jit
 from .linalg import lu_factor, lu_solve
-from .rhs import speed_basis
+from .rhs import eom_blocks, speed_basis
 
 __all__ = []
 
@@ -43,8 +43,8 @@ def impact_jump(x, fn, dims, idx, eom_size, law, w, e, vn, du):
     ni = nu - m
     values = np.empty(eom_size)
     call(fn[4], fn[5], values, x)
-    offset = nq if dims[5] != 0 else nq * nq + nq
-    M = values[offset:offset + nu * nu].reshape((nu, nu))
+    _, mass, forcing, _, _ = eom_blocks(nq, nu, m, dims[5] != 0)
+    M = values[mass:forcing].reshape((nu, nu))
     # C (nu x ni): the independent speeds' rows are the identity
     C = np.zeros((nu, ni))
     uind = idx[nqd:nqd + ni]

@@ -10,7 +10,7 @@ import numpy as np
 
 from . import (ARMIJO, BAD_INPUT, CONVERGED, LINE_SEARCH_HALVINGS,
                MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, STALL_DECREASE,
-               STALL_ITERATIONS, STALLED)
+               STALL_ITERATIONS, STALLED, eom_blocks)
 
 __all__ = []
 
@@ -238,18 +238,16 @@ def derivatives(e, vel, nq, nu, m, identity, uind, udep):
     are dependent speeds): the elimination of :func:`.rhs.derivatives`
     with ``numpy.linalg``. Raises ``numpy.linalg.LinAlgError`` for a
     singular kinematic, mass or constraint matrix."""
+    f_kin, mass, forcing, g0, end = eom_blocks(nq, nu, m, identity)
     if identity:
         qdot = e[:nq].copy()
-        offset = nq
     else:
-        qdot = np.linalg.solve(e[:nq * nq].reshape(nq, nq),
-                               e[nq * nq:nq * nq + nq])
-        offset = nq * nq + nq
-    M = e[offset:offset + nu * nu].reshape(nu, nu)
-    F = e[offset + nu * nu:offset + nu * nu + nu]
+        qdot = np.linalg.solve(e[:f_kin].reshape(nq, nq), e[f_kin:mass])
+    M = e[mass:forcing].reshape(nu, nu)
+    F = e[forcing:g0]
     if m == 0:
         return qdot, np.linalg.solve(M, F)
-    g = e[offset + nu * nu + nu:offset + nu * nu + nu + m]
+    g = e[g0:end]
     K = vel[:m * nu].reshape(m, nu)
     Kd = K[:, udep]
     Z = -np.linalg.solve(Kd, K[:, uind])

@@ -41,11 +41,16 @@ import numpy as np
 
 from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
                PIVOT_HANDOVER, VELOCITY_SINGULAR)
+from . import eom_blocks as _eom_blocks
 from .jit import call, jit
 from .linalg import lu_factor, lu_solve
 from .newton import newton
 
 __all__ = []
+
+# the layout of the equations-of-motion vector, compiled from its one
+# definition (sympy_loads._numeric.eom_blocks)
+eom_blocks = jit(_eom_blocks)
 
 # the dependent block of the velocity constraints counts as singular below
 # this smallest/largest pivot ratio (the diagnosing path then reports it)
@@ -156,11 +161,10 @@ def derivatives(x, fn, dims, idx, eom_size, out):
     ni = nu - m
     e = np.empty(eom_size)
     call(fn[4], fn[5], e, x)
-    offset = 0
+    f_kin, mass, forcing, g0, end = eom_blocks(nq, nu, m, identity)
     if identity:
         for i in range(nq):
             out[i] = e[i]
-        offset = nq
     else:
         MK = np.empty((nq, nq))
         for i in range(nq):
@@ -169,11 +173,10 @@ def derivatives(x, fn, dims, idx, eom_size, out):
         perm = np.empty(nq, dtype=np.int64)
         if not lu_factor(MK, nq, perm) > 0.0:
             return MASS_SINGULAR
-        lu_solve(MK, nq, perm, e[nq * nq:nq * nq + nq], out[:nq])
-        offset = nq * nq + nq
-    M = e[offset:offset + nu * nu].reshape((nu, nu))
-    F = e[offset + nu * nu:offset + nu * nu + nu]
-    g = e[offset + nu * nu + nu:offset + nu * nu + nu + m]
+        lu_solve(MK, nq, perm, e[f_kin:mass], out[:nq])
+    M = e[mass:forcing].reshape((nu, nu))
+    F = e[forcing:g0]
+    g = e[g0:end]
     if m == 0:
         A = M.copy()
         perm = np.empty(nu, dtype=np.int64)

@@ -24,16 +24,14 @@ so ``P = -(1 + e) v_n^- / (w_law^T C (C^T M C)^-1 C^T w)`` and ``u+ = u-
 """
 
 import math
-import weakref
 
 import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import find_dynamicsymbols
 
 from .._errors import SimulationError
-from .._utils import lru_get, lru_put
+from .._numeric import eom_blocks
 from .integrators import _EPS, Outcome, integrate
-from .numeric_model import OUTPUT_CACHE_SIZE
 from .problem import format_state
 
 __all__ = []
@@ -62,25 +60,16 @@ def _source(expr):
             if sm.sympify(expr).free_symbols else 'as given')
 
 
-# numeric model -> {tuple of impacts: output specification}
-_SPECS = weakref.WeakKeyDictionary()
-
-
 def impact_outputs(nm, impacts):
     """The output specification (:meth:`NumericModel.output_function`) of
     the impacts' gaps, normal speeds, restitution coefficients and impulse
     directions (then their radii), derived and generated once per model
-    and list of impacts (the last ``OUTPUT_CACHE_SIZE`` lists are kept:
+    and list of impacts (kept with the model, :meth:`NumericModel.derived`:
     a sweep with new Impact objects per call does not keep them all);
     ``ValueError`` names an impact whose expressions contain unknown
     symbols."""
-    per_model = _SPECS.setdefault(nm, {})
-    key = tuple(impacts)
-    spec = lru_get(per_model, key)
-    if spec is None:
-        spec = _impact_outputs(nm, impacts)
-        lru_put(per_model, key, spec, OUTPUT_CACHE_SIZE)
-    return spec
+    return nm.derived(('impacts', tuple(impacts)),
+                      lambda: _impact_outputs(nm, impacts))
 
 
 def _impact_outputs(nm, impacts):
@@ -155,9 +144,9 @@ class ImpactEngine:
         # constants, zeros for the speeds' derivatives
         self._row = np.concatenate([problem.x, self.extra,
                                     np.zeros(self.nu)])
-        offset = 0 if nm.kinematics_is_identity else self.nq * self.nq
-        self._mass = slice(offset + self.nq,
-                           offset + self.nq + self.nu * self.nu)
+        _, mass, forcing, _, _ = eom_blocks(
+            self.nq, self.nu, len(nm.u_dep_idx), nm.kinematics_is_identity)
+        self._mass = slice(mass, forcing)
 
     def check_start(self, t, q, u):
         """``ValueError`` for a restitution coefficient outside [0, 1] or

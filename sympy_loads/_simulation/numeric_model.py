@@ -27,6 +27,7 @@ from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 from .._equations import unconstrained_equations
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
+from .._numeric import eom_blocks
 from .._numeric.codegen import to_symengine
 from .._utils import (_as_loads, _internal_prefix, _kanes_parts, lru_get,
                      lru_put)
@@ -117,6 +118,9 @@ class NumericModel:
         self._generate(backend)
         self.seconds['codegen'] = time.perf_counter() - start
         self._outputs = {}
+        # what is derived from the model once and reused by every run
+        # (see derived()): the constraint solver, the impacts' functions
+        self._derived = {}
         # output functions generated so far (the cache above keeps only
         # the last few): a pickle made before is out of date
         self.generated = 0
@@ -199,7 +203,12 @@ class NumericModel:
             mass = conv(sm.Matrix(self.kane.mass_matrix))
             forcing = conv(sm.Matrix(self.kane.forcing))
             g = []
+        # in the layout that _numeric.eom_blocks defines for its readers
         eom = kinematics + mass + list(forcing) + g
+        if len(eom) != eom_blocks(len(self.q), nu, m,
+                                  self.kinematics_is_identity)[-1]:
+            raise RuntimeError('the equations of motion do not have the '
+                               'layout of _numeric.eom_blocks')
         used = set()
         for expr in hol + velocity + eom:
             used |= {str(s) for s in expr.free_symbols}
@@ -239,6 +248,7 @@ class NumericModel:
         # a copy of the outputs' cache, taken at once: another thread's
         # simulate() may add to it while pickle walks it
         state['_outputs'] = state['_outputs'].copy()
+        state['_derived'] = state.get('_derived', {}).copy()
         state.pop('_outputs_of', None)
         state.pop('fn', None)
         state['_kane'] = self.kane
@@ -277,6 +287,19 @@ class NumericModel:
         return (slice(1, 1 + nq), slice(1 + nq, 1 + nq + nu),
                 slice(1 + nq + nu, 1 + nq + nu + nc),
                 slice(1 + nq + nu + nc, None))
+
+    def derived(self, key, build):
+        """``build()``, made once per ``key`` for this model and kept with
+        it (the last :data:`OUTPUT_CACHE_SIZE` keys): the constraint solver
+        of a set of options, the functions of a list of impacts. What a
+        prepared :class:`~sympy_loads.Simulation` needs beyond the
+        equations lives here, so that every ``Simulation`` of the model
+        shares it."""
+        found = lru_get(self._derived, key)
+        if found is None:
+            found = build()
+            lru_put(self._derived, key, found, OUTPUT_CACHE_SIZE)
+        return found
 
     def output_function(self, outputs):
         """The :class:`OutputSpec` of the ``outputs`` mapping, generated

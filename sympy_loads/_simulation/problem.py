@@ -21,7 +21,7 @@ from .arguments import ConstantInput
 from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
 from .._errors import ConstraintSolverError, SimulationError
-from .._numeric import numpy_kernels
+from .._numeric import eom_blocks, numpy_kernels
 
 __all__ = []
 
@@ -345,14 +345,14 @@ class Problem:
 
     def _nonfinite_parts(self, e, vel):
         """Which blocks of the generated equations are not finite."""
-        nq, nu = self.nq, self.nu
-        offset = 0 if self.nm.kinematics_is_identity else nq * nq
-        blocks = [('the kinematic differential equations', 0, offset + nq),
-                  ('the mass matrix', offset + nq, offset + nq + nu * nu),
-                  ('the forcing vector', offset + nq + nu * nu,
-                   offset + nq + nu * nu + nu),
+        _, mass, forcing, g, _ = eom_blocks(
+            self.nq, self.nu, len(self.nm.u_dep_idx),
+            self.nm.kinematics_is_identity)
+        blocks = [('the kinematic differential equations', 0, mass),
+                  ('the mass matrix', mass, forcing),
+                  ('the forcing vector', forcing, g),
                   ('the time derivative of the velocity constraints',
-                   offset + nq + nu * nu + nu, len(e))]
+                   g, len(e))]
         names = [name for name, a, b in blocks
                  if b > a and not np.all(np.isfinite(e[a:b]))]
         if vel is not None and not np.all(np.isfinite(vel)):
