@@ -415,7 +415,8 @@ class HolonomicConstraintSolver(ConstraintKinematics):
             if not isinstance(key, sm.Basic):
                 raise TypeError(f'constants: key {key!r} is not a SymPy '
                                 f'symbol.')
-            values[key] = _as_float(f'constants: the value of {key}', value)
+            values[key] = _as_float(
+                lambda: f'constants: the value of {key}', value)
 
         n = len(coordinates)
         # internal names under a prefix that starts no name of the user's
@@ -669,7 +670,8 @@ class HolonomicConstraintSolver(ConstraintKinematics):
                 f'for other symbols.')
         values = dict(self._constants)
         for key, value in constants.items():
-            values[key] = _as_float(f'constants: the value of {key}', value)
+            values[key] = _as_float(
+                lambda: f'constants: the value of {key}', value)
         new = copy.copy(self)
         new._constants = values
         new._p = np.array([values[key] for key in self._used], dtype=float)

@@ -996,7 +996,7 @@ class Simulation:
         solver = None
         if self._solver is not None:
             solver = self._solver.with_constants(
-                {s: constants_map[s] for s in self._solver.constants})
+                {s: float(constants_map[s]) for s in self._solver.constants})
         friction_functions = [item.prepare(model, all_constants)
                               for item in friction_items]
         problem = Problem(nm, c, spec_functions, solver, friction_functions,
