@@ -2,6 +2,18 @@
 installation (see :mod:`sympy_loads._simulation.impacts` for the law and
 the Python version, which handles every case this one hands back).
 
+The law has one formulation, below, and two implementations: this one,
+which the compiled DOP853 stepping applies without leaving numba, and
+``ImpactEngine.jump`` in Python, its reference, which also serves the
+NumPy back end, every SciPy method and contacts struck at once (a system
+of impulses this kernel does not solve). ``tests/test_impact_law.py``
+checks that both give the same jump. The event location has the same
+pair: the compiled ``dop853.first_closing``/``dip_theta`` with Brent's
+method in the stepping, and their Python references ``_first_closing``/
+``_dip_time`` with SciPy's ``brentq`` in :mod:`.._simulation.integrators`,
+sharing their constants (``SCAN_POINTS``, ``DIP_ITERATIONS``,
+``INVERSE_PHI``).
+
 One contact struck alone, at the consistent state in ``x`` (the input
 vector of :mod:`.rhs`). With ``u = C u_i`` on the velocity constraints,
 ``C = [I; Z]``, ``Z = -K_d^-1 K_i`` (the identity without dependent
