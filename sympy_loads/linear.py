@@ -1,5 +1,5 @@
-r"""Linear analysis of constrained models: :func:`linearize`,
-:func:`equilibrium` and :class:`LinearModel`.
+r"""Linear analysis of constrained models: :func:`~sympy_loads.linearize`,
+:func:`~sympy_loads.equilibrium` and :class:`~sympy_loads.LinearModel`.
 
 Explanation
 ===========
@@ -14,8 +14,7 @@ equations with respect to the coordinates, speeds and specified inputs
 are derived symbolically and generated once more, and each operating
 point is then a matter of evaluating them and applying the chain rule
 through the numeric elimination of the dependent coordinates and speeds
-(the implicit function theorem; see
-:mod:`sympy_loads._simulation.linearization`). The matrices are exact up
+(the implicit function theorem). The matrices are exact up
 to round-off: no finite differences.
 
 The states of the linear model are the independent coordinates and then
@@ -24,8 +23,8 @@ deviations ``x`` of those and ``r`` of the chosen specified inputs from
 the operating point. For the Whipple bicycle at 5 m/s this gives the
 eigenvalues of Meijaard et al. [Meijaard2007]_ to about 1e-12.
 
-:func:`equilibrium` finds a static equilibrium (speeds and accelerations
-zero, constraints satisfied) from a guess, with SciPy's
+:func:`~sympy_loads.equilibrium` finds a static equilibrium (speeds and
+accelerations zero, constraints satisfied) from a guess, with SciPy's
 ``least_squares`` on the equations and their exact Jacobian.
 
 References
@@ -63,12 +62,13 @@ def linearize(model, operating_point, constants, *, inputs=None,
     Explanation
     ===========
 
-    Returns the :class:`LinearModel` ``x' = A x + B r`` of the equations of
-    motion, with the constraints, about ``operating_point``. ``x`` holds
-    the deviations of the independent coordinates, then of the
-    independent speeds (``.states``, in the model's order; another
-    independent set where the model's own dependent block is singular at
-    the operating point), and ``r`` those of the specified ``inputs``.
+    Returns the :class:`~sympy_loads.LinearModel` ``x' = A x + B r`` of
+    the equations of motion, with the constraints, about
+    ``operating_point``. ``x`` holds the deviations of the independent
+    coordinates, then of the independent speeds (``.states``, in the
+    model's order; another independent set where the model's own
+    dependent block is singular at the operating point), and ``r`` those
+    of the specified ``inputs``.
 
     The operating point need not be an equilibrium: a steady motion, such
     as a bicycle running straight at constant speed, is linearized the
@@ -128,9 +128,10 @@ def linearize(model, operating_point, constants, *, inputs=None,
         dependent ones are starting guesses and are solved for.
     constants : mapping
         Values of the model's constants.
-    inputs : list of Function, optional
-        Specified inputs of the model to differentiate with respect to:
-        the columns of ``B`` (none by default).
+    inputs : list, optional
+        Specified inputs of the model (functions of time such as
+        ``dynamicsymbols('F')``) to differentiate with respect to: the
+        columns of ``B`` (none by default).
     specified : mapping, optional
         The operating values (numbers) of all the model's specified
         inputs.
@@ -192,8 +193,9 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
     on the assembly branch of the guess), and the equations are the
     independent accelerations at rest, solved by
     ``scipy.optimize.least_squares`` with their exact Jacobian (the static
-    part of :func:`linearize`'s). Returns ``{coordinate: value}`` for
-    every coordinate, ready to pass to ``simulate()`` with zero speeds.
+    part of :func:`~sympy_loads.linearize`'s). Returns ``{coordinate:
+    value}`` for every coordinate, ready to pass to ``simulate()`` with
+    zero speeds.
 
     Examples
     ========
@@ -224,7 +226,7 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
     ==========
 
     model : KanesMethod, System or Simulation
-        As for :func:`linearize`.
+        As for :func:`~sympy_loads.linearize`.
     guess : mapping
         Coordinates to starting values (the independent ones required,
         the dependent ones optional); speeds, if given, must be zero.
@@ -238,7 +240,7 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
         The largest independent acceleration accepted at the solution,
         relative to the largest one at the guess (at least 1).
     backend : str, optional
-        As for :func:`linearize`.
+        As for :func:`~sympy_loads.linearize`.
 
     Returns
     =======

@@ -6,12 +6,12 @@ A specified input may be given as
 * a number or a callable ``f(t)`` (:class:`.arguments.ConstantInput` or
   the callable itself): its value goes into the input vector of the
   generated functions before each evaluation;
-* a callable ``f(t, q, u)`` (:class:`.arguments.StateFeedback`), called with the full
-  ``q`` and ``u`` in the model's order once the dependent coordinates and
-  speeds are solved: such a run takes the right-hand side's diagnosing
-  path (:class:`.problem.Problem`), which solves them first, in place of
-  the single compiled call (that call solves them inside the kernel, after
-  the specified values are set);
+* a callable ``f(t, q, u)`` (:class:`.arguments.StateFeedback`), called
+  with the full ``q`` and ``u`` in the model's order once the dependent
+  coordinates and speeds are solved: such a run takes the right-hand
+  side's diagnosing path (:class:`.problem.Problem`), which solves them
+  first, in place of the single compiled call (that call solves them
+  inside the kernel, after the specified values are set);
 * a SymPy expression of the coordinates, speeds, time and the model's
   constants (:class:`.arguments.CompiledFeedback`): it is substituted into the
   model's equations of motion, which are generated again for that set of

@@ -145,8 +145,10 @@ class LinearFunctions:
         all_inputs = inputs + qd + ud + lam
         kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
         try:
+            # LLVM's level 0: a third of the compile time, the same speed
+            # (see GeneratedFunction)
             self.function = generate(all_inputs, outputs, kind,
-                                     'linearization')
+                                     'linearization', opt_level=0)
         except CodegenError as error:
             if kind == 'numpy' or not isinstance(error, MiscompiledError):
                 raise
@@ -420,9 +422,10 @@ class LinearModel:
 
     A : numpy.ndarray, shape (n, n)
     B : numpy.ndarray, shape (n, len(inputs))
-    states : tuple of Function
-        The independent coordinates then the independent speeds.
-    inputs : tuple of Function
+    states : tuple
+        The independent coordinates then the independent speeds
+        (functions of time, as in the model).
+    inputs : tuple
         The specified inputs of the columns of ``B``.
     operating_point : dict
         Every coordinate and speed at the operating point (the dependent
@@ -467,7 +470,7 @@ class LinearModel:
         Examples
         ========
 
-        See :class:`LinearModel`.
+        See :class:`~sympy_loads.LinearModel`.
         """
         values = np.linalg.eigvals(self._A)
         return values[np.lexsort((values.imag, values.real))]

@@ -2,14 +2,17 @@
 with :func:`~sympy_loads.simulate_many`.
 
 Run ``python -m sympy_loads.examples.bicycle_stability [--speeds 25]
-[--workers N] [--progress] [--kick 1e-6] [--duration 3] [--output DIR]
-[--no-plot]``: simulates the benchmark bicycle of Meijaard et al. (2007) at
-``--speeds`` forward speeds from 2 to 8 m/s, each kicked in lean rate, fits
-the growth rate of the lean at each speed (the largest real part of the
-eigenvalues), prints it beside the published
-linearized equations' and saves ``bicycle_stability.png``. ``--workers N``
+[--workers N] [--progress] [--kick 1e-6] [--duration 3] [--linear]
+[--output DIR] [--no-plot]``: simulates the benchmark bicycle of Meijaard
+et al. (2007) at ``--speeds`` forward speeds from 2 to 8 m/s, each kicked
+in lean rate, fits the growth rate of the lean at each speed (the largest
+real part of the eigenvalues), prints it beside the published linearized
+equations' and saves ``bicycle_stability.png``. ``--workers N``
 runs the speeds on a pool of ``N`` processes. Most of the run time is
-SymPy forming the equations of motion once.
+SymPy forming the equations of motion once. ``--linear`` also computes the
+eigenvalues at each speed with :func:`~sympy_loads.linearize` (the exact
+linearization of the constrained equations) and prints them beside the
+identified ones, with the weave and capsize speeds they give.
 
 The model is the one of :mod:`sympy_loads.examples.bicycle` (SymPy's own
 bicycle test with the benchmark parameters [Meijaard2007]_). Each case
@@ -51,7 +54,7 @@ import types
 import numpy as np
 from scipy.optimize import brentq
 
-from sympy_loads import simulate_many
+from sympy_loads import Simulation, simulate_many
 from sympy_loads.examples._report import (nonzero, one_line, parser,
                                           positive, save_figure)
 from sympy_loads.examples._whipple import (MEIJAARD_CAPSIZE_SPEED,
@@ -253,6 +256,64 @@ def run(speeds=None, workers=None, kick=SETTINGS['kick'],
         workers=workers, kick=kick, duration=duration)
 
 
+def linear_study(speeds, model=None):
+    """The lateral eigenvalues at each speed from
+    :func:`~sympy_loads.linearize` (the linearization of the constrained
+    equations about upright straight running; its states are the yaw,
+    lean and steer angles and the lean rate, wheel rate and steer rate,
+    of which yaw and wheel rate decouple there): a namespace with
+    ``speeds``, ``eigenvalues`` (lean/steer block, sorted by real part,
+    one array per speed), ``growth`` (their largest real part),
+    ``weave_speed`` and ``capsize_speed`` (the exact crossings, by Brent's
+    method on the linearization) and ``seconds`` (first linearization
+    with the set-up, then all the others).
+
+    Examples
+    ========
+
+    >>> from sympy_loads.examples.bicycle_stability import (linear_study,
+    ...     published_eigenvalues)
+    >>> linear = linear_study([3.0, 5.0, 7.0])
+    >>> [round(rate, 9) for rate in linear.growth]
+    [1.706756057, -0.322866429, 0.102681706]
+    >>> round(linear.weave_speed, 10), round(linear.capsize_speed, 10)
+    (4.2923825363, 6.0242620154)
+    """
+    model = bicycle_model() if model is None else model
+    speeds = np.asarray(speeds, dtype=float)
+    start = _time.perf_counter()
+    simulation = Simulation(model.kane)
+
+    def lateral(v):
+        lin = simulation.linearize(bicycle_initial_conditions(model, v),
+                                   model.constants)
+        names = [str(s) for s in lin.states]
+        rows = [names.index(n) for n in ('q2(t)', 'q5(t)', 'u2(t)',
+                                         'u5(t)')]
+        values = np.linalg.eigvals(lin.A[np.ix_(rows, rows)])
+        return values[np.lexsort((values.imag, values.real))]
+    eigenvalues = [lateral(speeds[0])]
+    first = _time.perf_counter() - start
+    start = _time.perf_counter()
+    eigenvalues += [lateral(v) for v in speeds[1:]]
+    rest = _time.perf_counter() - start
+
+    def weave(v):
+        values = lateral(v)
+        return values[np.argmax(values.imag)].real
+
+    def capsize(v):
+        values = lateral(v)
+        return np.max(values[values.imag == 0].real)
+    return types.SimpleNamespace(
+        speeds=speeds, eigenvalues=eigenvalues,
+        growth=[growth_rate(values) for values in eigenvalues],
+        weave_speed=brentq(weave, 3.0, 5.0, xtol=1e-14),
+        capsize_speed=brentq(capsize, 5.0, 7.0, xtol=1e-14),
+        seconds={'first linearize() (set-up included)': first,
+                 f'{len(speeds) - 1} further operating points': rest})
+
+
 def _speed(value):
     return 'not reached' if value is None else f'{value:.4f} m/s'
 
@@ -307,6 +368,26 @@ def report(study):
     lines.append('')
     for name, seconds in study.timings.items():
         lines.append(f'{name}: {seconds:.2f} s')
+    linear = getattr(study, 'linear', None)
+    if linear is not None:
+        lines += ['', 'with linearize() (the exact linearization of the '
+                  'constrained equations):', '',
+                  f'  {"speed [m/s]":>11}  {"growth rate, linearize()":>24}  '
+                  f'{"simulate_many()":>15}  {"difference":>10}']
+        for v, rate, identified in zip(linear.speeds, linear.growth,
+                                       study.growth):
+            lines.append(f'  {v:11.2f}  {rate:24.9f}  {identified:15.9f}  '
+                         f'{abs(rate - identified):10.1e}')
+        lines.append('')
+        for name, value, published in (
+                ('weave speed', linear.weave_speed, MEIJAARD_WEAVE_SPEED),
+                ('capsize speed', linear.capsize_speed,
+                 MEIJAARD_CAPSIZE_SPEED)):
+            lines.append(f'{name} from linearize(): {value:.12f} m/s '
+                         f'(Meijaard et al. {published:.12f}; difference '
+                         f'{abs(value - published):.1e})')
+        for name, seconds in linear.seconds.items():
+            lines.append(f'{name}: {seconds:.3f} s')
     return '\n'.join(lines)
 
 
@@ -416,10 +497,15 @@ def main(argv=None):
                               f'{SETTINGS["kick"]:g})')
     options.add_argument('--progress', action='store_true',
                          help='show a progress bar (needs tqdm)')
+    options.add_argument('--linear', action='store_true',
+                         help='also compute the eigenvalues with '
+                              'linearize() and compare')
     args = options.parse_args(argv)
     speeds = np.linspace(SETTINGS['first'], SETTINGS['last'], args.speeds)
     study = run(speeds, workers=args.workers, kick=args.kick,
                 duration=args.duration, progress=args.progress)
+    if args.linear:
+        study.linear = linear_study(speeds)
     print(report(study))
     if not args.no_plot:
         print(f'plot saved to {plot(study, args.output)}')
