@@ -10,6 +10,7 @@ take the solver as their first argument and only read it.
 """
 
 import numpy as np
+import scipy.linalg
 
 from ._errors import ConstraintSolverError
 from ._numeric import (CONVERGED as _CONVERGED,
@@ -41,10 +42,49 @@ def singular_direction(solver, q, t):
     return coordinates, constraints, ratio
 
 
+#: The full Jacobian ``Phi_q`` counts as rank deficient (a singular
+#: configuration of the mechanism, which no choice of dependent
+#: coordinates removes) below this smallest/largest singular value ratio.
+FULL_RANK_RATIO = 1e-7
+
+
+def well_posed_choice(solver, q, t):
+    """What the Jacobian with respect to *all* coordinates says where the
+    dependent block is singular: a sentence naming dependent coordinates
+    that would make the solve well posed there (the best conditioned set,
+    by QR with column pivoting of ``Phi_q``: E. J. Haug, Computer Aided
+    Kinematics and Dynamics of Mechanical Systems, sec. 6.3), or saying
+    that the mechanism itself is singular there (``Phi_q`` loses rank)."""
+    try:
+        J = np.asarray(solver.jacobian(q, t), dtype=float)
+    except Exception:          # a failure report must not fail itself
+        return ''
+    nd = len(solver._dep_index)
+    if J.size == 0 or not np.all(np.isfinite(J)):
+        return ''
+    values = np.linalg.svd(J, compute_uv=False)
+    full = values[min(nd, len(values)) - 1] / values[0] if values[0] > 0 \
+        else 0.0
+    if full < FULL_RANK_RATIO:
+        return (f' The Jacobian with respect to all coordinates loses rank '
+                f'there too (singular value ratio {full:.2g}): the '
+                f'mechanism itself is singular, and no other choice of '
+                f'dependent coordinates helps.')
+    perm = scipy.linalg.qr(J, mode='r', pivoting=True)[1]
+    best = [solver.coordinates[int(k)] for k in sorted(perm[:nd])]
+    return (f' The Jacobian with respect to all coordinates keeps its rank '
+            f'there (singular value ratio {full:.2g}): only this choice of '
+            f'dependent coordinates is singular; dependent coordinates '
+            f'{best} would make the solve well posed.')
+
+
 def raise_singular(solver, q, t, ratio, rows=(), residual=None,
                    iterations=None, prefix='', solution=None, status=None):
     """Raise the error of a singular dependent Jacobian at ``q``, naming
-    the coordinates and constraints that lose rank."""
+    the coordinates and constraints that lose rank and, where the
+    Jacobian with respect to all coordinates keeps its rank, dependent
+    coordinates that would make the solve well posed
+    (:func:`well_posed_choice`)."""
     coordinates, constraints, _ = singular_direction(solver, q, t)
     where = (f' (batch rows {[int(i) for i in rows[:10]]})' if len(rows)
              else '')
@@ -58,7 +98,8 @@ def raise_singular(solver, q, t, ratio, rows=(), residual=None,
         f'or one with no physically realizable solution. The rank is '
         f'lost in coordinates {list(coordinates)} through constraints '
         f'{list(constraints)} at q = {np.array2string(q, precision=6)}.'
-        f'{reached}', residual=residual, iterations=iterations,
+        f'{well_posed_choice(solver, q, t)}{reached}', residual=residual,
+        iterations=iterations,
         constraints=constraints, coordinates=coordinates, rows=rows,
         solution=solution, status=status)
 

@@ -184,13 +184,26 @@ class SimulationResult:
         time order: time, which impact, normal speeds before and after,
         impulse and speeds before and after. Without ``t_eval`` the
         samples include each impact time twice, before and after the jump.
+    partitions : tuple of PartitionRecord
+        Every change of the partition the engine integrates with, in time
+        order: ``(time, coordinates, speeds)``, the independent
+        coordinates and speeds (dynamic symbols, model order) from that
+        time on. Empty when the run kept the model's partition
+        throughout. On a closed loop the engine changes it where the
+        model's choice of dependent coordinates or speeds turns singular
+        while the mechanism does not (generalized coordinate partitioning
+        with re-selection [Wehage1982]_; see the tutorial "Simulating a
+        closed-loop mechanism"); a change at ``t_span[0]`` means the
+        model's partition was singular or ill conditioned at the start.
+        The columns of ``q`` and ``u`` are always in model order.
 
     References
     ==========
 
     .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized
        coordinate partitioning for dimension reduction in analysis of
-       constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
+       constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982,
+       doi:10.1115/1.3256318.
     .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
        Kinematics" (course module): Newton-Raphson position solve and the
        velocity constraints.
@@ -216,6 +229,7 @@ class SimulationResult:
     backend: str = 'numpy'
     timings: dict = field(default_factory=dict)
     impacts: tuple = field(default=())
+    partitions: tuple = field(default=())
 
     def __repr__(self):
         return (f'SimulationResult(success={self.success}, '
@@ -408,6 +422,21 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     and the linear velocity constraints (coordinate partitioning, see the
     module documentation, [Wehage1982]_), so the constraint
     residual of every returned sample is at the Newton tolerance.
+
+    Which coordinates and speeds are integrated is the engine's choice:
+    it starts with the model's (``q_ind``/``u_ind``) where their blocks
+    of the constraint Jacobians are well conditioned, and changes them
+    where those blocks turn ill conditioned (smallest/largest pivot below
+    ``1e-2``) while the Jacobian with respect to all coordinates keeps its
+    rank, e.g. where two links of a closed chain line up: the best
+    conditioned dependent set comes from a QR factorization with column
+    pivoting of the full Jacobian (Haug, sec. 6.3, [Haug1989]_) and the
+    integrator restarts there from the same state. ``result.partitions``
+    records each change (time and the new independent coordinates and
+    speeds); the columns of ``q`` and ``u`` stay in model order. Only a
+    singular configuration of the mechanism itself (the full Jacobian
+    losing rank) that the run cannot pass stops it, with a
+    :class:`SimulationError` that says so.
 
     The numeric code (mass matrices and forcing vectors with common
     subexpressions eliminated, constraint matrices, outputs) is generated
@@ -623,11 +652,15 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
 
     .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized
        coordinate partitioning for dimension reduction in analysis of
-       constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
+       constrained dynamic systems", J. Mech. Des. 104(1):247-255, 1982,
+       doi:10.1115/1.3256318.
     .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
        Kinematics" (course module): Newton-Raphson position solve.
     .. [Notes3D] Course notes "Three-Dimensional Generalized Forces",
        Coulomb friction in joints by relaxation.
+    .. [Haug1989] E. J. Haug, Computer Aided Kinematics and Dynamics of
+       Mechanical Systems, Vol. I: Basic Methods, Allyn and Bacon, 1989,
+       sec. 6.3 (generalized coordinate partitioning).
     """
     start = time.perf_counter()
     # the run's own arguments are checked before the model's code is made
@@ -954,7 +987,8 @@ class Simulation:
             coordinates=tuple(nm.q), speeds=tuple(nm.u),
             constants=tuple(constants_map.items()), backend=nm.backend,
             timings=timings,
-            impacts=engine.result_records() if engine else ())
+            impacts=engine.result_records() if engine else (),
+            partitions=tuple(problem.partitions))
         if solution.error is not None:
             solution.error.result = result      # its run is kept
             raise solution.error
@@ -1014,7 +1048,7 @@ class Simulation:
         # Consistent initial conditions: dependent entries are guesses.
         if nm.has_config_constraints:
             solve_start = time.perf_counter()
-            q0 = np.asarray(solver.solve_positions(q0, t0), dtype=float)
+            q0 = problem.assemble(t0, q0)
             if self._first_run:
                 # the first solve loads (or on an installation's first use
                 # compiles) numba's Newton kernel; the solve itself takes

@@ -30,7 +30,16 @@ inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
 ``dims = [nq, nu, nh, nqd, m, kinematics_is_identity]``; ``idx =
 [positions in x of the dependent coordinates (nqd), independent speeds
 (nu - m), dependent speeds (m)]`` (speeds as indices into ``u``);
-``opts = [tol, step_tol, max_iterations]`` of the Newton iteration.
+``opts = [tol, step_tol, max_iterations, branch, partition threshold]``
+(the Newton iteration's options, the assembly branch followed, see
+:func:`correct`, and the threshold below which :func:`rhs` reports that a
+change of partition is due, 0 for never) and ``info = [iterations,
+residual, pivot ratio of Phi_qd, status, pivot ratio of K_d]``.
+
+The partition (``idx`` and the ``hol`` function, whose Jacobian columns are
+those of the dependent coordinates) is the caller's: the engine may choose
+another than the model's and change it during a run
+(:mod:`sympy_loads._simulation.partition`); these kernels only read it.
 
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, 1985, sec. 4.4 and 6.1 (nonholonomic partial velocities,
@@ -40,7 +49,7 @@ inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
 import numpy as np
 
 from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
-               PIVOT_HANDOVER, VELOCITY_SINGULAR)
+               PARTITION_DUE, PIVOT_HANDOVER, VELOCITY_SINGULAR)
 from . import eom_blocks as _eom_blocks
 from .jit import call, jit
 from .linalg import lu_factor, lu_solve
@@ -94,6 +103,8 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
     singular configuration is refused."""
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
     ni = nu - m
+    info[2] = 1.0
+    info[4] = 1.0
     if nh > 0:
         status = newton(fn[0], fn[1], x, idx[:nqd], nh, opts[0], opts[1],
                         int(opts[2]), info, work, iwork)
@@ -117,7 +128,9 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
                 b[i] -= vel[i * nu + uind[k]] * x[1 + nq + uind[k]]
             for j in range(m):
                 A[i, j] = vel[i * nu + udep[j]]
-        if not lu_factor(A, m, perm) >= VELOCITY_RATIO:
+        ratio = lu_factor(A, m, perm)
+        info[4] = ratio
+        if not ratio >= VELOCITY_RATIO:
             return VELOCITY_SINGULAR
         lu_solve(A, m, perm, b, sol)
         for j in range(m):
@@ -259,11 +272,18 @@ def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
         iwork, ydot):
     """The whole right-hand side: ``ydot`` of the integrator state ``y``
     (``[q, u]``, or ``[q, u_i]`` when ``partitioned``). ``x`` holds the
-    constants and inputs; ``info[3]`` receives the status code."""
+    constants and inputs; ``info[3]`` receives the status code. Where
+    ``opts[4] > 0`` and a pivot ratio of the dependent blocks (``info[2]``,
+    ``info[4]``) is below it, the status is PARTITION_DUE (the derivatives
+    are not computed): the compiled DOP853 then shortens its steps until it
+    stops at the threshold, where the caller chooses another partition."""
     nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
     x[0] = t
     load_state(y, x, dims, idx, partitioned)
     status = correct(x, fn, dims, idx, opts, info, work, iwork)
+    if status == OK and opts[4] > 0.0 and (info[2] < opts[4]
+                                           or info[4] < opts[4]):
+        status = PARTITION_DUE
     if status == OK:
         out = np.empty(nq + nu)
         status = derivatives(x, fn, dims, idx, eom_size, out)
@@ -290,11 +310,11 @@ def rhs_packed(t, y, x, fn, ints, floats, ydot):
     integrator's calls (numba's dispatcher costs time per argument, about
     a fifth of an evaluation of a small model): ``ints = [dims (6), idx
     (nqd + nu), partitioned, eom_size, iwork...]`` and ``floats = [opts
-    (4), info (4), work...]`` (see :func:`packed_layout`)."""
+    (5), info (5), work...]`` (see :func:`packed_layout`)."""
     nqd, nu = ints[3], ints[1]
     end = 6 + nqd + nu
-    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:4],
-               ints[end] != 0, ints[end + 1], floats[4:8], floats[8:],
+    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:5],
+               ints[end] != 0, ints[end + 1], floats[5:10], floats[10:],
                ints[end + 2:], ydot)
 
 
@@ -308,9 +328,9 @@ def inputs_packed(t, y, x, fn, ints, floats):
     end = 6 + nqd + nu
     x[0] = t
     load_state(y, x, ints[:6], ints[6:end], ints[end] != 0)
-    status = correct(x, fn, ints[:6], ints[6:end], floats[:4], floats[4:8],
-                     floats[8:], ints[end + 2:])
-    floats[7] = status
+    status = correct(x, fn, ints[:6], ints[6:end], floats[:5],
+                     floats[5:10], floats[10:], ints[end + 2:])
+    floats[8] = status
     return status
 
 
@@ -320,8 +340,8 @@ def packed_layout(dims, idx, partitioned, eom_size, work_size,
     ``opts``, ``info``, ``work`` and ``iwork`` as views into them."""
     head = np.concatenate([dims, idx, [int(partitioned), eom_size]])
     ints = np.concatenate([head, np.zeros(iwork_size)]).astype(np.int64)
-    floats = np.zeros(8 + work_size)
-    views = {'opts': floats[:4], 'info': floats[4:8], 'work': floats[8:],
+    floats = np.zeros(10 + work_size)
+    views = {'opts': floats[:5], 'info': floats[5:10], 'work': floats[10:],
              'iwork': ints[head.shape[0]:]}
     return ints, floats, views
 
@@ -332,7 +352,7 @@ def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
     every sample (rows of ``Y``; rows of ``X`` hold each sample's time,
     constants and inputs), into ``out``; status codes into ``status``."""
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
-    info = np.zeros(4)
+    info = np.zeros(5)
     work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd)
     iwork = np.zeros(max(nqd, 1), dtype=np.int64)
     hol = np.empty(nh + nh * nqd)

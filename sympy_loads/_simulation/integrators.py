@@ -24,6 +24,16 @@ Elsewhere SciPy drives the right-hand side (a Python function):
 
 Each returns the fields of ``solve_ivp``'s result that
 :func:`~sympy_loads.simulate` uses.
+
+Changes of partition (:mod:`.partition`): on a closed loop, every path
+stops at an accepted step where a dependent block of the engine's
+partition has degraded (``problem.change_due``; the compiled DOP853 by the
+kernel's PARTITION_DUE status, which makes it shorten its steps until it
+stops at the threshold), and :func:`integrate` restarts the integrator
+there from the same physical state with the partition the problem chooses
+(``problem.reselect``), as after an impact. ``'odeint'``, which cannot
+stop at a step, hands a stretch where it fails over to ``solve_ivp``'s
+LSODA (the same integrator), which can.
 """
 
 import math
@@ -35,8 +45,9 @@ from scipy.integrate import (BDF, DOP853, LSODA, RK23, RK45,
                              ODEintWarning, Radau, ode, odeint, solve_ivp)
 from scipy.optimize import brentq
 
+from .._errors import SimulationError
 from .._numeric import (
-    DIP_ITERATIONS, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
+    DIP_ITERATIONS, PARTITION_DUE, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
     S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV,
     S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED,
     S_T_OLD, S_WRITTEN, STATE_SIZE)
@@ -64,6 +75,9 @@ class Outcome:
     y_events: list = None
     next_step: float = None
     error: Exception = None
+    #: ``(t, y)``: the run stopped at this accepted state because a change
+    #: of partition is due there (its samples end before ``t``)
+    repartition: tuple = None
 
 
 def outcome(result):
@@ -83,10 +97,76 @@ _ODEINT_MAX_STEPS = 1_000_000
 _DOP853_MAX_STEPS = 2**31 - 1
 
 
+# consecutive stops for a change of partition at one time (each changes
+# it or lowers the threshold) after which the run goes on without
+# looking for another change
+_MAX_STOPS_AT_ONCE = 8
+
+
 def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
               jac=None, impacts=None, problem=None, first_step=None,
               resolve=None):
-    """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``.
+    """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``
+    (:func:`_integrate`), in stretches between the changes of partition
+    of ``problem`` (see the module documentation): a stretch stopped at
+    ``(t, y)`` for a change goes on from there with the state in the new
+    partition, its samples before ``t`` kept (with ``t_eval``: those
+    before ``t``; without: the steps before ``t``, the new stretch
+    starting with ``t``). An impact's event ends the run as in
+    :func:`_integrate`, with the samples of every stretch."""
+    if problem is None or not problem.reselects:
+        return _integrate(fun, t_span, y0, method=method, t_eval=t_eval,
+                          rtol=rtol, atol=atol, max_step=max_step, jac=jac,
+                          impacts=impacts, problem=problem,
+                          first_step=first_step, resolve=resolve)
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    direction = 1.0 if t1 >= t0 else -1.0
+    t, y = t0, np.asarray(y0, dtype=float)
+    times, states = [], []
+    counts = dict(nfev=0, njev=0, nlu=0)
+    stops, last_stop = 0, None
+    sample_times = t_eval
+    while True:
+        solution = _integrate(fun, (t, t1), y, method=method,
+                              t_eval=sample_times, rtol=rtol, atol=atol,
+                              max_step=max_step, jac=jac, impacts=impacts,
+                              problem=problem, first_step=first_step,
+                              resolve=resolve)
+        for name in counts:
+            counts[name] += int(getattr(solution, name) or 0)
+        seg_t = np.asarray(solution.t, dtype=float)
+        seg_y = np.asarray(solution.y, dtype=float).reshape(len(y), -1)
+        if solution.repartition is None:
+            times.append(seg_t)
+            states.append(seg_y)
+            break
+        t_stop, y_stop = solution.repartition
+        keep = direction * (seg_t - t_stop) < 0
+        times.append(seg_t[keep])
+        states.append(seg_y[:, keep])
+        stops = stops + 1 if t_stop == last_stop else 1
+        last_stop = t_stop
+        new = problem.reselect(t_stop, y_stop)
+        if stops >= _MAX_STOPS_AT_ONCE:
+            problem.threshold = 0.0
+        t, y = float(t_stop), (np.asarray(y_stop, dtype=float) if new is
+                               None else new)
+        first_step = None
+        if t_eval is not None:
+            sample_times = t_eval[direction * (t_eval - t) >= 0]
+    solution.t = np.concatenate(times)
+    solution.y = np.hstack(states).reshape(len(y), -1)
+    for name, value in counts.items():
+        setattr(solution, name, value)
+    return solution
+
+
+def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
+               jac=None, impacts=None, problem=None, first_step=None,
+               resolve=None):
+    """Integrate ``y' = fun(t, y)`` over ``t_span`` from ``y0``, in one
+    partition: where ``problem`` says a change of partition is due, the
+    result stops there (its ``repartition``).
 
     ``impacts`` (an :class:`~.impacts.ImpactEngine`) makes each impact a
     terminal event; ``problem`` is the :class:`~.problem.Problem` whose
@@ -105,14 +185,20 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             and (impacts is None or impacts.function.address is not None)):
         return _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol,
                               max_step, impacts, first_step, resolve)
+    watch = problem if problem is not None and problem.threshold else None
     if method == 'DOP853' and t_eval is None and impacts is None:
-        return _compiled_dop853(fun, t_span, y0, rtol, atol, max_step)
+        return _compiled_dop853(fun, t_span, y0, rtol, atol, max_step,
+                                watch)
     if method != 'odeint':
         options = {'jac': jac} if jac is not None and method in (
             'Radau', 'BDF') else {}
         if impacts:
             return _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol,
-                                     atol, max_step, impacts, **options)
+                                     atol, max_step, impacts, watch=watch,
+                                     **options)
+        if watch is not None:
+            return _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol,
+                                max_step, watch, **options)
         return outcome(solve_ivp(fun, t_span, y0, method=method,
                                  t_eval=t_eval, rtol=rtol, atol=atol,
                                  max_step=max_step, **options))
@@ -122,9 +208,88 @@ def integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     if t_eval is None:
         # odeint returns only requested times; the integrator's own steps
         # come from the same LSODA driven step by step by solve_ivp
-        return outcome(solve_ivp(fun, t_span, y0, method='LSODA', rtol=rtol,
-                                 atol=atol, max_step=max_step))
-    return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+        return _integrate(fun, t_span, y0, method='LSODA', t_eval=None,
+                          rtol=rtol, atol=atol, max_step=max_step,
+                          problem=problem)
+    if watch is None:
+        return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+    try:
+        solution = _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+    except SimulationError:
+        solution = None
+    if solution is not None and solution.success:
+        return solution
+    # odeint cannot stop at a step for a change of partition: the stretch
+    # goes to solve_ivp's LSODA, which can
+    return _ivp_stepped(fun, t_span, y0, 'LSODA', t_eval, rtol, atol,
+                        max_step, watch)
+
+
+def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
+                 problem, **options):
+    """``solve_ivp`` stepped here (the same steps, dense output and
+    samples), stopping at the first accepted step at which
+    ``problem.change_due`` (the result's ``repartition``). A step that
+    fails with a :class:`SimulationError` stops there too where another
+    partition at its start would serve (``problem.change_due`` then
+    forces the check) and is raised otherwise."""
+    t0, t1 = float(t_span[0]), float(t_span[1])
+    y0 = np.asarray(y0, dtype=float)
+    solver = _SOLVERS[method](fun, t0, y0, t1, rtol=rtol, atol=atol,
+                              max_step=max_step, **options)
+    times, states = ([], []) if t_eval is not None else ([t0], [y0])
+    i_eval = 0
+    status, stop, message = None, None, ''
+    while status is None:
+        try:
+            message = solver.step()
+        except SimulationError:
+            if not _better_elsewhere(problem, solver.t, solver.y):
+                raise
+            stop = (solver.t, solver.y.copy())
+            break
+        if solver.status == 'failed':
+            if _better_elsewhere(problem, solver.t, solver.y):
+                stop = (solver.t, solver.y.copy())
+                break
+            status = -1
+            break
+        if solver.status == 'finished':
+            status = 0
+        t = solver.t
+        if t_eval is not None:
+            direction = 1.0 if t1 >= t0 else -1.0
+            stop_index = int(np.searchsorted(direction * t_eval,
+                                             direction * t, side='right'))
+            if stop_index > i_eval:
+                chunk = t_eval[i_eval:stop_index]
+                values = solver.dense_output()(chunk)
+                times.extend(chunk.tolist())
+                states.extend(values.T)
+                i_eval = stop_index
+        else:
+            times.append(t)
+            states.append(solver.y.copy())
+        if status is None and problem.change_due(t, solver.y):
+            stop = (t, solver.y.copy())
+            break
+    n = y0.size
+    messages = {0: 'The solver successfully reached the end of the '
+                'integration interval.'}
+    if stop is not None:
+        status = 0
+    return Outcome(
+        t=np.array(times, dtype=float),
+        y=np.array(states, dtype=float).T.reshape(n, len(times)),
+        success=status >= 0, status=status,
+        message=messages.get(status, message), nfev=solver.nfev,
+        njev=solver.njev, nlu=solver.nlu, repartition=stop)
+
+
+def _better_elsewhere(problem, t, y):
+    """Whether a step that failed from the accepted ``(t, y)`` should stop
+    there for a change of partition (``problem.better_elsewhere``)."""
+    return problem is not None and problem.better_elsewhere(t, y)
 
 
 def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
@@ -153,6 +318,22 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     y = np.array(y0, dtype=float)
     n = y.size
     ints, floats, x, fn = problem.packed_arguments()
+    # the kernel's right-hand side reports PARTITION_DUE below the
+    # threshold (this run only: other callers see no such status)
+    problem._opts[4] = problem.threshold if problem.reselects else 0.0
+    try:
+        return _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints,
+                                  floats, x, fn, t_eval, rtol, atol,
+                                  max_step, impacts, first_step, resolve)
+    finally:
+        problem._opts[4] = 0.0
+
+
+def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
+                       fn, t_eval, rtol, atol, max_step, impacts,
+                       first_step, resolve):
+    """:func:`_kernel_dop853` after its set-up."""
+    stop = None
     A, C, E3, E5, D = kernel.tableau()
     # the kernel evaluates the derivative at the start (state[S_FRESH]) and
     # chooses the first step as solve_ivp does where h is NaN
@@ -262,7 +443,13 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         out_t, out_y = buffers
         times.append(out_t[:written].copy())
         states.append(out_y[:written].T.copy())
-        if code == kernel.FAILED:
+        if code == kernel.FAILED and (
+                int(problem._info[3]) == PARTITION_DUE
+                or _better_elsewhere(problem, state[S_T], y.copy())):
+            # a change of partition is due at the last accepted state
+            stop = (float(state[S_T]), y.copy())
+            status = 0
+        elif code == kernel.FAILED:
             rest_eval = None if t_eval is None else samples[
                 int(state[S_NEXT_SAMPLE]):]
             rest = _hand_over(fun, state, stage, y, t1, rest_eval, rtol,
@@ -285,7 +472,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
         t=np.concatenate(times), y=np.hstack(states).reshape(n, -1),
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[S_NFEV]), njev=0,
-        nlu=0, next_step=state[S_H], error=error)
+        nlu=0, next_step=state[S_H], error=error, repartition=stop)
 
 
 def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
@@ -378,7 +565,7 @@ _SOLVERS = {'RK23': RK23, 'RK45': RK45, 'DOP853': DOP853, 'Radau': Radau,
 
 
 def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
-                      max_step, impacts, **options):
+                      max_step, impacts, watch=None, **options):
     """``solve_ivp`` with each impact a terminal event (its gap crossing
     zero downwards), stepping SciPy's solver itself: the same steps, dense
     output, samples and event roots as ``solve_ivp``, and in addition the
@@ -388,7 +575,9 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
     contact that approaches at the step's start or leaves at its end is
     scanned on the dense output for the first time it is zero or below
     (:func:`_first_closing`), and the event's root is found before it.
-    Forward in time only (impacts need it)."""
+    Forward in time only (impacts need it). With ``watch`` (a problem)
+    the run stops at the first accepted step without an impact at which
+    ``watch.change_due`` (the result's ``repartition``)."""
     t0, t1 = float(t_span[0]), float(t_span[1])
     y0 = np.asarray(y0, dtype=float)
     solver = _SOLVERS[method](fun, t0, y0, t1, rtol=rtol, atol=atol,
@@ -406,6 +595,7 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
     times, states = ([], []) if t_eval is not None else ([t0], [y0])
     i_eval = 0
     status, t_hit, i_hit, y_hit = None, None, None, None
+    halt = None
     while status is None:
         message = solver.step()
         if solver.status == 'failed':
@@ -457,6 +647,9 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
             times.append(t)
             states.append(solver.y.copy())
         g, speed = g_new, speed_new
+        if status is None and watch is not None and watch.change_due(
+                t, solver.y):
+            halt, status = (t, solver.y.copy()), 0
     n = y0.size
     events = [np.array([t_hit]) if i == i_hit else np.zeros(0)
               for i in range(k)]
@@ -469,7 +662,8 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
         y=np.array(states, dtype=float).T.reshape(n, len(times)),
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=messages.get(status, message),
-        nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu)
+        nfev=solver.nfev, njev=solver.njev, nlu=solver.nlu,
+        repartition=halt)
 
 
 def _first_closing(function, a, b, speed, points=SCAN_POINTS):
@@ -522,11 +716,13 @@ def _dip_time(function, a, b):
     return math.inf
 
 
-def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
+def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step, problem=None):
     """The accepted steps of SciPy's compiled DOP853 (``scipy.integrate.ode``
-    with ``'dop853'``)."""
+    with ``'dop853'``), stopping at the first at which
+    ``problem.change_due`` (the result's ``repartition``)."""
     t0, t1 = t_span
     times, states, errors = [], [], []
+    due = []
     calls = [0]      # the driver's evaluations (its own count is private)
 
     failed = np.full(len(y0), np.nan)
@@ -549,7 +745,13 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
     def record(t, y):
         times.append(t)
         states.append(y.copy())
-        return -1 if errors else 0
+        if errors:
+            return -1
+        if problem is not None and len(times) > 1 and problem.change_due(
+                t, y):
+            due.append((t, y.copy()))
+            return -1
+        return 0
 
     solver = ode(rhs).set_integrator(
         'dop853', rtol=rtol, atol=atol, nsteps=_DOP853_MAX_STEPS,
@@ -561,7 +763,15 @@ def _compiled_dop853(fun, t_span, y0, rtol, atol, max_step):
         warnings.simplefilter('ignore', UserWarning)
         solver.integrate(t1)
     if errors:
-        raise errors[0]
+        if _better_elsewhere(problem, times[-1], states[-1]):
+            due.append((times[-1], states[-1].copy()))
+        else:
+            raise errors[0]
+    if due:
+        return Outcome(
+            t=np.array(times), y=np.array(states).T.reshape(len(y0), -1),
+            success=True, status=0, message='', nfev=calls[0], njev=0,
+            nlu=0, repartition=due[0])
     code = solver.get_return_code()
     success = code > 0
     nfev = calls[0]

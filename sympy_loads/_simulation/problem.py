@@ -10,6 +10,11 @@ dependent coordinates with the :class:`HolonomicConstraintSolver` (damped
 Newton with its error analysis) and NumPy's linear algebra: it either
 recovers or raises a :class:`SimulationError` naming the time and state.
 The NumPy back end always takes that path.
+
+The partition (which coordinates and speeds are integrated) is the
+engine's: it starts with the model's and changes it where a dependent
+block turns ill conditioned (:mod:`.partition`); ``problem.nm`` is the
+model seen with the current partition (:class:`.partition.ModelView`).
 """
 
 import math
@@ -20,6 +25,9 @@ import numpy as np
 from .arguments import ConstantInput
 from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
+from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
+                        ModelView, PartitionRecord, choose, full_jacobians,
+                        pivot_ratio)
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
 
@@ -46,7 +54,8 @@ class Problem:
         # specified inputs given as SymPy expressions of the state are
         # compiled into the equations of motion (see .feedback)
         nm = with_feedback(nm, spec_functions)
-        self.nm = nm
+        # the model with this run's partition (changed by reselect())
+        self.nm = nm = ModelView(nm)
         self.c = np.asarray(constants, dtype=float)
         self.spec_functions = spec_functions
         # inputs that depend on the state, and callables f(t, q, u) among
@@ -84,9 +93,19 @@ class Problem:
         self.tolerant = False
         self.deferred = None
         self._failure_times = []
+        # the engine's partition: (start time, partition, branch) of each
+        # stretch of the run (samples() reads each with its own), the
+        # changes made (SimulationResult.partitions), and the pivot ratio
+        # of the dependent blocks below which the next change is looked
+        # for (0: never; no dependent coordinates or speeds to choose)
+        self.history = [(None, nm.partition, 0.0)]
+        self.partitions = []
+        self.threshold = PARTITION_RATIO if self.reselects else 0.0
+        # the gain the next reselect() asks for (see better_elsewhere())
+        self._next_gain = PARTITION_GAIN
         opts = ([solver.tolerance, solver.step_tolerance,
-                 solver.max_iterations, 0.0] if solver else
-                [1e-12, 1e-10, 50, 0.0])
+                 solver.max_iterations, 0.0, 0.0] if solver else
+                [1e-12, 1e-10, 50, 0.0, 0.0])
         if self.compiled:
             start = time.perf_counter()
             from .._numeric import newton, rhs
@@ -130,6 +149,201 @@ class Problem:
         a singular (toggle) configuration and is refused."""
         self.branch = self._branch_sign(t, q)
         self._opts[3] = self.branch
+        start, partition, _ = self.history[-1]
+        self.history[-1] = (start, partition, self.branch)
+
+    # -- the partition -----------------------------------------------------
+
+    @property
+    def reselects(self):
+        """Whether the engine may choose the partition (there are
+        dependent coordinates or speeds)."""
+        return bool(self.partitioned and (len(self.nm.q_dep_idx)
+                                          or len(self.nm.u_dep_idx)))
+
+    def _set_partition(self, partition, branch=None):
+        """Integrate with ``partition`` from now on (its index arrays in
+        the compiled kernels' arguments too)."""
+        nm = self.nm
+        nm.set(partition)
+        if self.compiled:
+            self._ints[6:6 + len(nm.idx)] = nm.idx
+        if branch is not None:
+            self.branch = branch
+            self._opts[3] = branch
+        if self.stick_slip is not None:
+            independent = list(nm.u_ind_idx)
+            self.stick_slip.state_index = [
+                self.nq + independent.index(k) if k in independent else None
+                for k in self.stick_slip.speeds]
+
+    def assemble(self, t, q):
+        """The consistent configuration at the start from the initial
+        conditions ``q`` (the dependent entries are guesses), solved by the
+        model's :class:`HolonomicConstraintSolver`; the engine's partition
+        is chosen there (the model's where its blocks are well
+        conditioned). Where the model's block is singular at the start, the
+        engine starts with another partition, keeping the values of its
+        independent coordinates (given or guessed)."""
+        q = np.asarray(q, dtype=float)
+        try:
+            solved = np.asarray(self.solver.solve_positions(q, t),
+                                dtype=float)
+        except ConstraintSolverError:
+            if not self.reselects:
+                raise
+            x = self.input_vector(t, q, np.zeros(self.nu))
+            partition, _ = choose(self.nm.model, self.nm.partition, x)
+            if partition.q_dep == self.nm.partition.q_dep:
+                raise
+            self._set_partition(partition)
+            solved = self._engine_newton(t, q)
+            if solved is None:
+                raise
+        self.choose_at_start(t, solved)
+        return solved
+
+    def choose_at_start(self, t, q):
+        """Choose the partition at the consistent ``q`` at the start (the
+        current one where its blocks are well conditioned there)."""
+        if not self.reselects:
+            return
+        x = self.input_vector(t, q, np.zeros(self.nu))
+        model = self.nm.model
+        J, K = full_jacobians(model, x)
+        current = self.nm.partition
+        ratios = [1.0 if J is None or not len(current.q_dep) else
+                  pivot_ratio(J[:, list(current.q_dep)]),
+                  1.0 if K is None else pivot_ratio(K[:, list(current.u_dep)])]
+        if min(ratios) >= PARTITION_RATIO:
+            if current != self.history[0][1]:
+                self._record(t, start=True)
+            return
+        partition, _ = choose(model, current, x)
+        if partition != current:
+            self._set_partition(partition)
+        if self.nm.partition != (tuple(int(i) for i in model.q_dep_idx),
+                                 tuple(int(i) for i in model.u_dep_idx)):
+            self._record(t, start=True)
+
+    def _record(self, t, start=False):
+        """Record the current partition as taken at ``t`` (``start``: at
+        the start, the run's first stretch)."""
+        nm = self.nm
+        if start:
+            self.history[0] = (None, nm.partition, self.branch)
+        else:
+            self.history.append((float(t), nm.partition, self.branch))
+        self.partitions.append(PartitionRecord(
+            float(t), tuple(nm.q[i] for i in nm.q_ind_idx),
+            tuple(nm.u[i] for i in nm.u_ind_idx)))
+
+    def block_ratios(self, t, y):
+        """The pivot ratios of the current dependent blocks ``(Phi_qd,
+        K_d)`` at the integrator state ``y`` (zeros where the state cannot
+        be corrected)."""
+        if self.compiled:
+            x = self.x.copy()
+            status = self._rhs.inputs_packed(
+                float(t), np.ascontiguousarray(y, dtype=float), x,
+                self.nm.fn, self._ints, self._floats)
+            if status:
+                return 0.0, 0.0
+            return float(self._info[2]), float(self._info[4])
+        try:
+            q, u = self.full_state(t, y)
+        except SimulationError:
+            return 0.0, 0.0
+        J, K = full_jacobians(self.nm.model, self.input_vector(t, q, u))
+        nm = self.nm
+        return (1.0 if J is None or not len(nm.q_dep_idx) else
+                pivot_ratio(J[:, nm.q_dep_idx]),
+                1.0 if K is None else pivot_ratio(K[:, nm.u_dep_idx]))
+
+    def change_due(self, t, y):
+        """Whether the run should stop at the accepted state ``(t, y)``
+        for a change of partition: a dependent block's pivot ratio there
+        is below the threshold and another partition is much better (see
+        :meth:`reselect`; where none is, the threshold is lowered and the
+        run goes on without stopping)."""
+        if not self.threshold or min(
+                self.block_ratios(t, y)) >= self.threshold:
+            return False
+        try:
+            q, u = self.full_state(t, y)
+        except SimulationError:
+            return True      # reselect() then reports it
+        current = self.nm.partition
+        partition, ratios = choose(self.nm.model, current,
+                                   self.input_vector(t, q, u))
+        if partition == current:
+            self._lower_threshold(ratios)
+            return False
+        return True
+
+    def better_elsewhere(self, t, y):
+        """Whether a step that failed from the accepted state ``(t, y)``
+        (a dependent block turned singular within it, faster than the
+        threshold could catch) should stop there for a change of
+        partition: any better conditioned partition exists there (the next
+        :meth:`reselect` then takes it)."""
+        if not self.threshold:
+            return False
+        try:
+            q, u = self.full_state(t, y)
+        except SimulationError:
+            return False
+        current = self.nm.partition
+        partition, _ = choose(self.nm.model, current,
+                              self.input_vector(t, q, u), gain=1.0)
+        if partition == current:
+            return False
+        self._next_gain = 1.0
+        return True
+
+    def _lower_threshold(self, ratios):
+        """No partition is much better than the current one, whose block
+        ratios are ``ratios``: look again only when they are
+        :data:`.partition.PARTITION_GAIN` times smaller (never below
+        :data:`.partition.PARTITION_FLOOR`)."""
+        low = min(ratios) / PARTITION_GAIN
+        self.threshold = low if low >= PARTITION_FLOOR else 0.0
+
+    def reselect(self, t, y):
+        """Choose the partition again at the accepted state ``(t, y)``
+        (:func:`.partition.choose`): the state in the new partition's
+        layout, or None where no partition is much better (the threshold
+        is then lowered, see :mod:`.partition`)."""
+        q, u = self.full_state(t, y)
+        x = self.input_vector(t, q, u)
+        current = self.nm.partition
+        gain, self._next_gain = self._next_gain, PARTITION_GAIN
+        partition, ratios = choose(self.nm.model, current, x, gain)
+        if partition == current:
+            self._lower_threshold(ratios)
+            return None
+        self._set_partition(partition)
+        self._record(t)
+        self.set_branch(t, q)
+        self.threshold = min(PARTITION_RATIO, 0.5 * min(ratios))
+        return self.pack(q, u)
+
+    def _engine_newton(self, t, q):
+        """The dependent coordinates of the engine's partition solved by
+        Newton-Raphson (the NumPy twin of the compiled kernel), or None."""
+        nm = self.nm
+        x = self.input_vector(t, q, np.zeros(self.nu),
+                              np.zeros(len(nm.specified) + self.n_friction))
+        status, info = numpy_kernels.newton(
+            nm.functions['hol'], x, nm.q_dep_idx + 1, int(nm.dims[2]),
+            float(self._opts[0]), float(self._opts[1]), int(self._opts[2]))
+        if status:
+            return None
+        return x[self.slices[0]].copy()
+
+    def _uses_model_partition(self):
+        nm = self.nm
+        return np.array_equal(nm.q_dep_idx, nm.model.q_dep_idx)
 
     def _branch_sign(self, t, q):
         nm = self.nm
@@ -231,14 +445,26 @@ class Problem:
     def solve_positions(self, t, q):
         if not self.nm.has_config_constraints:
             return q
-        try:
-            solved = np.asarray(self.solver.solve_positions(q, t),
-                                dtype=float)
-        except ConstraintSolverError as error:
-            raise SimulationError(
-                f'the holonomic constraints could not be solved at t = '
-                f'{float(t):.10g} ({format_state(self.nm.q, q)}): {error}',
-                time=t, q=q) from error
+        if not self._uses_model_partition():
+            solved = self._engine_newton(t, q)
+            if solved is None:
+                raise SimulationError(
+                    f'the holonomic constraints could not be solved at t = '
+                    f'{float(t):.10g} ({format_state(self.nm.q, q)}) for '
+                    f'the dependent coordinates '
+                    f'{[self.nm.q[i].name for i in self.nm.q_dep_idx]} '
+                    f'that the engine chose{self._rank_note(t, q)}.',
+                    time=t, q=q)
+        else:
+            try:
+                solved = np.asarray(self.solver.solve_positions(q, t),
+                                    dtype=float)
+            except ConstraintSolverError as error:
+                raise SimulationError(
+                    f'the holonomic constraints could not be solved at t = '
+                    f'{float(t):.10g} ({format_state(self.nm.q, q)}): '
+                    f'{error}{self._rank_note(t, q)}', time=t,
+                    q=q) from error
         if self.branch and self._branch_sign(t, solved) != self.branch:
             dependent = [self.nm.q[i] for i in self.nm.q_dep_idx]
             raise SimulationError(
@@ -247,10 +473,37 @@ class Problem:
                 f'{[s.name for s in dependent]} only solve the constraints '
                 f'on another assembly branch ({format_state(self.nm.q, q)} '
                 f'gives {format_state(self.nm.q, solved)}; det(Phi_qd) '
-                f'changed sign). The independent coordinates cannot '
-                f'parametrize the motion there; choose other ones, or stop '
-                f'before this time.', time=t, q=q)
+                f'changed sign){self._rank_note(t, q)}', time=t, q=q)
         return solved
+
+    def _rank_note(self, t, q):
+        """What the full constraint Jacobian says at ``q``: the mechanism
+        itself is singular there (its rank is lost; no choice of
+        coordinates helps), or only the coordinate choice is."""
+        nm = self.nm
+        try:
+            J, _ = full_jacobians(nm.model, self.input_vector(
+                t, q, np.zeros(self.nu),
+                np.zeros(len(nm.specified) + self.n_friction)))
+            values = np.linalg.svd(J, compute_uv=False)
+        except (np.linalg.LinAlgError, ValueError):
+            return ''
+        if not (values.size and np.all(np.isfinite(values))):
+            return ''
+        ratio = values[-1] / values[0] if values[0] > 0 else 0.0
+        if ratio < PARTITION_FLOOR * PARTITION_GAIN:
+            return (f'. The Jacobian of the constraints with respect to '
+                    f'all coordinates loses rank there (smallest/largest '
+                    f'singular value {ratio:.2g}): the mechanism, not the '
+                    f'choice of coordinates, is singular, and no choice of '
+                    f'independent coordinates parametrizes the motion '
+                    f'there')
+        return (f'. The Jacobian of the constraints with respect to all '
+                f'coordinates keeps its rank there (smallest/largest '
+                f'singular value {ratio:.2g}): only the choice of '
+                f'dependent coordinates is singular, and the engine could '
+                f'not change it in time (a smaller max_step or rtol may '
+                f'help)')
 
     def dependent_speeds(self, t, q, u, s):
         nm = self.nm
@@ -494,11 +747,14 @@ class Problem:
         for the Newton iterations of Radau and BDF, which need only an
         approximate Jacobian.
         """
-        dependent = set(self.nm.q_dep_idx) if self.partitioned else set()
-        columns = [j for j in range(self.state_size) if j not in dependent]
         root = math.sqrt(np.finfo(float).eps)
 
         def jac(t, y):
+            # (the dependent coordinates of the partition in force)
+            dependent = (set(self.nm.q_dep_idx) if self.partitioned
+                         else set())
+            columns = [j for j in range(self.state_size)
+                       if j not in dependent]
             y = np.asarray(y, dtype=float)
             f0 = fun(t, y)
             J = np.zeros((len(y), len(y)))
@@ -524,7 +780,35 @@ class Problem:
     def samples(self, times, states):
         """Corrected ``q, u`` and the configuration and velocity
         constraint residuals at the samples (``states`` has one column per
-        sample, as ``solve_ivp``'s ``y``)."""
+        sample, as ``solve_ivp``'s ``y``), each read with the partition in
+        force at its time (a stretch starts at its change of partition)."""
+        if len(self.history) == 1:
+            return self._samples(times, states)
+        times = np.asarray(times, dtype=float)
+        states = np.asarray(states, dtype=float).reshape(
+            self.state_size, len(times))
+        direction = 1.0 if self.t_span[1] >= self.t_span[0] else -1.0
+        stretch = np.zeros(len(times), dtype=int)
+        for k, (start, _, _) in enumerate(self.history[1:], 1):
+            stretch[direction * (times - start) >= 0] = k
+        n = len(times)
+        q, u = np.empty((n, self.nq)), np.empty((n, self.nu))
+        residual, velocity = np.empty(n), np.empty(n)
+        current = (self.nm.partition, self.branch)
+        try:
+            for k, (_, partition, branch) in enumerate(self.history):
+                rows = np.nonzero(stretch == k)[0]
+                if not len(rows):
+                    continue
+                self._set_partition(partition, branch)
+                q[rows], u[rows], residual[rows], velocity[rows] = \
+                    self._samples(times[rows], states[:, rows])
+        finally:
+            self._set_partition(*current)
+        return q, u, residual, velocity
+
+    def _samples(self, times, states):
+        """:meth:`samples` with the current partition."""
         n = len(times)
         Y = np.ascontiguousarray(np.asarray(states, dtype=float).T)
         if self.compiled and not self.partitioned:

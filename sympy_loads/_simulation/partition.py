@@ -1,0 +1,238 @@
+"""Private: the engine's choice of independent coordinates and speeds
+(generalized coordinate partitioning with re-selection, [Wehage1982]_,
+[Haug1989]_ sec. 6.3).
+
+A closed-loop model names its dependent coordinates ``q_d`` and speeds
+``u_d``; :func:`sympy_loads.simulate` integrates the others and solves
+these from the constraints at every evaluation. That choice is a
+modelling convenience: the block ``Phi_qd`` of the constraint Jacobian
+(or ``K_d`` of the velocity constraints) can turn singular where the
+mechanism is regular, e.g. where two links of a closed chain line up, and
+any other choice of dependent coordinates would do. So the engine picks
+its own partition and changes it during the run:
+
+* at the start it keeps the model's partition when both of its blocks
+  are well conditioned (pivot ratios at least :data:`PARTITION_RATIO`);
+  otherwise, and whenever during the run a block's pivot ratio (smallest
+  over largest pivot of its QR factorization with column pivoting) falls
+  below the threshold, it factors the *full* Jacobians ``Phi_q`` (``nh x
+  nq``) and ``K`` (``m x nu``) by QR with column pivoting
+  (``scipy.linalg.qr(..., pivoting=True)``): the first pivot columns are
+  the best conditioned dependent set [Haug1989]_;
+* it changes to that set where its pivot ratio is at least
+  :data:`PARTITION_GAIN` times the current one, and the integration goes
+  on from the same physical state with a restarted integrator (as after
+  an impact); the sign of ``det(Phi_qd)`` of the new block becomes the
+  assembly branch followed;
+* where no set is that much better, the full Jacobian itself is (nearly)
+  rank deficient: the *mechanism* is at or near a singular configuration,
+  which no choice of coordinates removes. The partition is kept, the
+  threshold is lowered :data:`PARTITION_GAIN`-fold (so that the run is
+  not stopped at every step near it), and the run passes or stops there as
+  before (a change of assembly branch is an error).
+
+The state layout stays ``[q (all; dependent entries only as Newton's
+guesses), u_i]`` (:mod:`.problem`); a change of partition changes which
+speeds ``u_i`` holds, so the samples of each stretch are read with the
+partition of that stretch (:meth:`.problem.Problem.samples`).
+
+.. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
+   partitioning for dimension reduction in analysis of constrained
+   dynamic systems", J. Mech. Des. 104(1):247-255, 1982,
+   doi:10.1115/1.3256318.
+.. [Haug1989] E. J. Haug, Computer Aided Kinematics and Dynamics of
+   Mechanical Systems, Vol. I: Basic Methods, Allyn and Bacon, 1989,
+   sec. 6.3 (generalized coordinate partitioning, choosing the
+   independent coordinates by pivoting on the constraint Jacobian).
+"""
+
+import weakref
+from typing import NamedTuple
+
+import numpy as np
+import scipy.linalg
+import sympy as sm
+
+from .._numeric.codegen import generate, symengine_available, to_symengine
+
+__all__ = []
+
+#: A dependent block (``Phi_qd`` or ``K_d``) counts as degraded below this
+#: smallest/largest pivot ratio: its condition number is then about 100 or
+#: more, the dependent rates are amplified as much, and a few more steps
+#: towards the singular configuration make the block singular. The engine
+#: then chooses its partition again.
+PARTITION_RATIO = 1e-2
+#: A new partition is taken only where it improves the degraded block's
+#: pivot ratio at least this many times (otherwise the full Jacobian is
+#: itself nearly singular); after a declined change the threshold is
+#: lowered as many times.
+PARTITION_GAIN = 10.0
+#: Below this the threshold is not lowered further but switched off for
+#: the rest of the run (the mechanism is at a singular configuration,
+#: which the Newton solve's own checks handle).
+PARTITION_FLOOR = 1e-6
+
+
+class PartitionRecord(NamedTuple):
+    """One change of the engine's partition
+    (:attr:`sympy_loads.SimulationResult.partitions`)."""
+
+    #: the time of the change
+    time: float
+    #: the independent coordinates from then on (model order)
+    coordinates: tuple
+    #: the independent speeds from then on (model order)
+    speeds: tuple
+
+
+class Partition(NamedTuple):
+    """Which coordinates and speeds are dependent (indices into
+    ``model.q`` and ``model.u``, ascending)."""
+
+    q_dep: tuple
+    u_dep: tuple
+
+
+class ModelView:
+    """A :class:`.numeric_model.NumericModel` seen with one run's
+    partition: the partition's index arrays (``q_dep_idx``, ``q_ind_idx``,
+    ``u_ind_idx``, ``u_dep_idx``, ``idx``), its ``hol`` function (in
+    ``functions`` and the address table ``fn``, which is updated in place
+    so that the compiled right-hand side's arguments stay valid); every
+    other attribute is the model's."""
+
+    def __init__(self, nm):
+        self._nm = nm
+        self.functions = dict(nm.functions)
+        self.fn = np.array(nm.fn, dtype=np.int64)
+        self.set(Partition(tuple(int(i) for i in nm.q_dep_idx),
+                           tuple(int(i) for i in nm.u_dep_idx)))
+
+    def __getattr__(self, name):
+        if name == '_nm':      # (not yet set: unpickling)
+            raise AttributeError(name)
+        return getattr(self._nm, name)
+
+    @property
+    def model(self):
+        """The numeric model itself."""
+        return self._nm
+
+    @property
+    def partition(self):
+        return Partition(tuple(int(i) for i in self.q_dep_idx),
+                         tuple(int(i) for i in self.u_dep_idx))
+
+    def set(self, partition):
+        nm = self._nm
+        nq, nu = len(nm.q), len(nm.u)
+        self.q_dep_idx = np.array(partition.q_dep, dtype=int)
+        self.u_dep_idx = np.array(partition.u_dep, dtype=int)
+        self.q_ind_idx = np.array([i for i in range(nq)
+                                   if i not in partition.q_dep], dtype=int)
+        self.u_ind_idx = np.array([i for i in range(nu)
+                                   if i not in partition.u_dep], dtype=int)
+        self.idx = np.concatenate([self.q_dep_idx + 1, self.u_ind_idx,
+                                   self.u_dep_idx]).astype(np.int64)
+        if len(nm.f_h):
+            hol = hol_function(nm, partition.q_dep)
+            self.functions['hol'] = hol
+            self.fn[0], self.fn[1] = hol.address or 0, hol.data
+
+
+# numeric model -> {dependent coordinates: generated ``hol`` function}
+_HOL = weakref.WeakKeyDictionary()
+
+
+def hol_function(nm, dependent):
+    """``[Phi (nh), dPhi/dq_d (nh x len(dependent))]`` of ``nm`` as a
+    generated function of its input vector (the model's own ``hol`` for
+    its own dependent set; others generated once per model and set, on
+    the model's back end). ``dependent`` lists indices into ``nm.q``."""
+    dependent = tuple(int(i) for i in dependent)
+    if dependent == tuple(int(i) for i in nm.q_dep_idx):
+        return nm.functions['hol']
+    per_model = _HOL.setdefault(nm, {})
+    if dependent not in per_model:
+        plain = nm._plain
+        phi = list(sm.Matrix(nm.f_h).xreplace(plain))
+        columns = [plain[nm.q[i]] for i in dependent]
+        if symengine_available():
+            phi, columns = to_symengine(phi), to_symengine(columns)
+        outputs = phi + [e.diff(s) for e in phi for s in columns]
+        kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
+        per_model[dependent] = generate(nm.inputs(), outputs, kind, 'hol')
+    return per_model[dependent]
+
+
+def pivot_ratio(block):
+    """Smallest over largest pivot of the QR factorization with column
+    pivoting of ``block`` (1.0 for an empty block, 0.0 for one that is
+    not finite or zero): the conditioning measure of the Newton kernel's
+    least-squares solve."""
+    block = np.asarray(block, dtype=float)
+    if block.size == 0:
+        return 1.0
+    if not np.all(np.isfinite(block)):
+        return 0.0
+    R = scipy.linalg.qr(block, mode='r', pivoting=True)[0]
+    pivots = np.abs(np.diag(R))
+    if pivots.size < block.shape[1] or not pivots[0] > 0.0:
+        return 0.0
+    return float(pivots[-1] / pivots[0])
+
+
+def best_columns(matrix, count):
+    """The ``count`` columns of ``matrix`` (rows >= count) that QR with
+    column pivoting takes first, ascending: the best conditioned dependent
+    set (Haug, sec. 6.3)."""
+    if count == 0:
+        return ()
+    perm = scipy.linalg.qr(np.asarray(matrix, dtype=float), mode='r',
+                           pivoting=True)[1]
+    return tuple(sorted(int(i) for i in perm[:count]))
+
+
+def full_jacobians(nm, x):
+    """``(Phi_q (nh x nq) or None, K (m x nu) or None)`` at the input
+    vector ``x``."""
+    nq, nu = len(nm.q), len(nm.u)
+    nh, m = len(nm.f_h), len(nm.u_dep_idx)
+    J = K = None
+    if nh:
+        values = np.asarray(hol_function(nm, range(nq))(x), dtype=float)
+        J = values[nh:].reshape(nh, nq)
+    if m:
+        values = np.asarray(nm.functions['vel'](x), dtype=float)
+        K = values[:m * nu].reshape(m, nu)
+    return J, K
+
+
+def choose(nm, current, x, gain=PARTITION_GAIN):
+    """``(partition, ratios)``: the partition to integrate with at the
+    consistent input ``x`` and the pivot ratios ``(Phi_qd, K_d)`` of its
+    blocks there. A block of ``current`` is replaced by the best
+    conditioned set of the full Jacobian where that is at least ``gain``
+    times better (:data:`PARTITION_GAIN`; after a step that failed in the
+    current partition, any better set, ``gain = 1``); otherwise it is
+    kept."""
+    J, K = full_jacobians(nm, x)
+    q_dep, u_dep = current.q_dep, current.u_dep
+    ratios = [1.0, 1.0]
+    for slot, (matrix, dep) in enumerate(((J, q_dep), (K, u_dep))):
+        if matrix is None or not len(dep):
+            continue
+        now = pivot_ratio(matrix[:, list(dep)])
+        ratios[slot] = now
+        if not np.all(np.isfinite(matrix)):
+            continue
+        best = best_columns(matrix, len(dep))
+        better = pivot_ratio(matrix[:, list(best)])
+        if best != tuple(dep) and better > gain * now:
+            ratios[slot] = better
+            if slot == 0:
+                q_dep = best
+            else:
+                u_dep = best
+    return Partition(tuple(q_dep), tuple(u_dep)), tuple(ratios)

@@ -1,0 +1,489 @@
+"""The engine's own partition (generalized coordinate partitioning with
+re-selection, Wehage and Haug 1982; Haug, *Computer Aided Kinematics and
+Dynamics of Mechanical Systems*, sec. 6.3): closed loops whose modelled
+choice of dependent coordinates turns singular while the mechanism does
+not run on, with the energy, the constraints and the agreement of back
+ends and methods to their tolerances, and each change recorded.
+
+Models: closed chains of n uniform rods (1 m, 1 kg) pinned at the origin
+with the last tip pinned at (3, 0), the last two angles dependent (the
+chain of issue 29: its last two links line up); a Watt six-bar whose
+modelled independent coordinate is the rocker angle (singular at each of
+the rocker's two extreme positions per crank revolution); the IFToMM A02
+N-four-bar, whose horizontal positions are singular configurations of the
+mechanism itself (the full Jacobian loses rank), against its
+one-degree-of-freedom reference.
+"""
+
+import functools
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+import sympy as sm
+import sympy.physics.mechanics as me
+from scipy.integrate import solve_ivp
+from scipy.optimize import brentq
+
+from sympy_loads import (ConstraintSolverError, HolonomicConstraintSolver,
+                         Simulation, simulate, simulate_many)
+
+_t = me.dynamicsymbols._t
+BACKENDS = ['compiled', 'numpy']
+RTOL = ATOL = 1e-10
+
+
+def _closed(q, u, fh):
+    """The velocity constraints of the holonomic ``fh`` (q' = u)."""
+    return fh.diff(_t).xreplace({qi.diff(_t): ui for qi, ui in zip(q, u)})
+
+
+def _kinetic(bodies, frame, q, u):
+    return sum(b.kinetic_energy(frame) for b in bodies).xreplace(
+        {qi.diff(_t): ui for qi, ui in zip(q, u)})
+
+
+# ---------------------------------------------------------------------------
+# Models
+
+@functools.lru_cache(maxsize=None)
+def closed_chain(n, span=3.0):
+    """``n`` uniform rods (length ``l``, mass ``m``) pinned at ``O``, the
+    last tip pinned at ``(d, 0)``; absolute angles ``q_i`` from ``N.x``,
+    gravity ``g`` along ``-N.y``; the last two angles dependent."""
+    q = me.dynamicsymbols(f'q1:{n + 1}')
+    u = me.dynamicsymbols(f'u1:{n + 1}')
+    l, m, g, d = sm.symbols('l m g d')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    bodies, loads, potential, joint = [], [], 0, O
+    for i in range(n):
+        A = me.ReferenceFrame(f'A{i + 1}')
+        A.orient_axis(N, N.z, q[i])
+        A.set_ang_vel(N, u[i]*N.z)
+        G = joint.locatenew(f'G{i + 1}', l/2*A.x)
+        G.v2pt_theory(joint, N, A)
+        P = joint.locatenew(f'P{i + 1}', l*A.x)
+        P.v2pt_theory(joint, N, A)
+        bodies.append(me.RigidBody(f'rod{i + 1}', G, A, m,
+                                   (me.inertia(A, 0, 0, m*l**2/12), G)))
+        loads.append(me.Force(G, -m*g*N.y))
+        potential += m*g*G.pos_from(O).dot(N.y)
+        joint = P
+    tip = joint.pos_from(O)
+    fh = sm.Matrix([tip.dot(N.x) - d, tip.dot(N.y)])
+    kane = me.KanesMethod(
+        N, q[:-2], u[:-2], kd_eqs=[qi.diff(_t) - ui for qi, ui in zip(q, u)],
+        q_dependent=q[-2:], u_dependent=u[-2:],
+        configuration_constraints=fh, velocity_constraints=_closed(q, u, fh))
+    kane.kanes_equations(bodies, loads)
+    return SimpleNamespace(
+        kane=kane, q=q, u=u, fh=fh, n=n,
+        constants={l: 1.0, m: 1.0, g: 9.81, d: span},
+        energy=_kinetic(bodies, N, q, u) + potential)
+
+
+def bent_start(chain):
+    """Released at rest from a bent hanging shape: the angles spread from
+    -1.2 to 1.2 rad (five links: the start of issue 29; the last two are
+    guesses)."""
+    ic = dict(zip(chain.q, np.linspace(-1.2, 1.2, chain.n)))
+    ic.update({ui: 0.0 for ui in chain.u})
+    return ic
+
+
+def arc_start(chain, span=3.0, push=0.05):
+    """Released at rest from a hanging arc (angles from -A to A, their
+    cosines adding up to ``span``) with one middle link turned by
+    ``push`` (the last two angles are guesses)."""
+    n = chain.n
+    k = np.arange(n)
+    A = brentq(lambda A: np.sum(np.cos(-A + 2*A*k/(n - 1))) - span,
+               1e-6, np.pi - 1e-6)
+    angles = -A + 2*A*k/(n - 1)
+    angles[(n - 2)//2] += push
+    ic = dict(zip(chain.q, angles))
+    ic.update({ui: 0.0 for ui in chain.u})
+    return ic
+
+
+WATT = dict(la=0.4, lb=1.6, lc=1.0, d=1.6, le=0.8, alpha=-0.6, ld=1.2,
+            lf=1.0, gx=2.8, gy=-0.25, J=1.0, m=0.1)
+
+
+def watt_six_bar():
+    """A Watt six-bar (two four-bar loops sharing the ternary rocker):
+    crank A-B (angle ``th1``) about the origin, coupler B-C (``th2``),
+    rocker D-C (``th3``) about ``D = (d, 0)`` carrying ``E`` at ``le``
+    and ``th3 + alpha``, link E-F (``th4``) and link G-F (``th5``) about
+    ``G``; a flywheel (inertia ``J``) on the crank and particles ``m`` at
+    B, C, E and F; no gravity. The model's independent coordinate is the
+    rocker angle ``th3``, which reverses at the rocker's two extreme
+    positions per crank revolution: there its dependent block is singular
+    while the mechanism is not (a crank-rocker: the crank turns fully)."""
+    th = me.dynamicsymbols('th1:6')
+    w = me.dynamicsymbols('w1:6')
+    s = {k: sm.Symbol(k) for k in WATT}
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    frames = []
+    for i in range(5):
+        F = me.ReferenceFrame(f'L{i + 1}')
+        F.orient_axis(N, N.z, th[i])
+        F.set_ang_vel(N, w[i]*N.z)
+        frames.append(F)
+    L1, L2, L3, L4, L5 = frames
+    D = O.locatenew('D', s['d']*N.x)
+    D.set_vel(N, 0)
+    G = O.locatenew('G', s['gx']*N.x + s['gy']*N.y)
+    G.set_vel(N, 0)
+    B = O.locatenew('B', s['la']*L1.x)
+    B.v2pt_theory(O, N, L1)
+    C = D.locatenew('C', s['lc']*L3.x)
+    C.v2pt_theory(D, N, L3)
+    R = me.ReferenceFrame('R')
+    R.orient_axis(L3, L3.z, s['alpha'])
+    E = D.locatenew('E', s['le']*R.x)
+    E.set_vel(N, E.pos_from(D).dt(N).xreplace(
+        {thi.diff(_t): wi for thi, wi in zip(th, w)}))
+    F = G.locatenew('F', s['lf']*L5.x)
+    F.v2pt_theory(G, N, L5)
+    loop1 = B.pos_from(O) + s['lb']*L2.x - C.pos_from(O)
+    loop2 = E.pos_from(O) + s['ld']*L4.x - F.pos_from(O)
+    fh = sm.Matrix([loop1.dot(N.x), loop1.dot(N.y), loop2.dot(N.x),
+                    loop2.dot(N.y)])
+    crank = me.RigidBody('crank', O, L1, 0, (me.inertia(L1, 0, 0, s['J']),
+                                             O))
+    particles = [me.Particle(f'p{name}', point, s['m'])
+                 for name, point in (('B', B), ('C', C), ('E', E),
+                                     ('F', F))]
+    bodies = [crank] + particles
+    dependent = [th[0], th[1], th[3], th[4]]
+    dependent_speeds = [w[0], w[1], w[3], w[4]]
+    kane = me.KanesMethod(
+        N, [th[2]], [w[2]],
+        kd_eqs=[thi.diff(_t) - wi for thi, wi in zip(th, w)],
+        q_dependent=dependent, u_dependent=dependent_speeds,
+        configuration_constraints=fh,
+        velocity_constraints=_closed(th, w, fh))
+    kane.kanes_equations(bodies, [])
+    return SimpleNamespace(kane=kane, q=th, u=w, fh=fh,
+                           constants={s[k]: v for k, v in WATT.items()},
+                           energy=_kinetic(bodies, N, th, w))
+
+
+def _watt_configuration(th1):
+    """The Watt six-bar's angles at the crank angle ``th1`` (loops
+    assembled elbow up), by circle intersections."""
+    p = SimpleNamespace(**WATT)
+
+    def meet(P, r1, Q, r2):
+        v = Q - P
+        r = np.linalg.norm(v)
+        a = (r1**2 - r2**2 + r**2)/(2*r)
+        h = np.sqrt(r1**2 - a**2)
+        return P + a/r*v + h/r*np.array([-v[1], v[0]])
+    B = p.la*np.array([np.cos(th1), np.sin(th1)])
+    D = np.array([p.d, 0.0])
+    C = meet(B, p.lb, D, p.lc)
+    th3 = np.arctan2(*(C - D)[::-1])
+    E = D + p.le*np.array([np.cos(th3 + p.alpha), np.sin(th3 + p.alpha)])
+    Gp = np.array([p.gx, p.gy])
+    F = meet(Gp, p.lf, E, p.ld)[::1]
+    return np.array([th1, np.arctan2(*(C - B)[::-1]), th3,
+                     np.arctan2(*(F - E)[::-1]), np.arctan2(*(F - Gp)[::-1])])
+
+
+def n_four_bar(n):
+    """The IFToMM A02 N-four-bar: ``n + 1`` vertical rods (1 m, 1 kg)
+    pivoted on the ground 1 m apart at angles ``theta_i`` from ``N.x``,
+    their tips joined by ``n`` horizontal rods at angles ``psi_i``,
+    gravity along ``-N.y``; ``theta0`` independent. Every four-bar is a
+    parallelogram, so all ``theta_i`` stay equal; where they are 0 or pi
+    every rod lies on the ground line and the Jacobian of the constraints
+    loses rank (a singular configuration of the mechanism)."""
+    th = me.dynamicsymbols(f'theta0:{n + 1}')
+    ps = me.dynamicsymbols(f'psi1:{n + 1}')
+    q = [th[0]] + [c for i in range(n) for c in (ps[i], th[i + 1])]
+    u = me.dynamicsymbols(f'v0:{2*n + 1}')
+    speed = dict(zip(q, u))
+    L, m, g = sm.symbols('L m g')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    bodies, loads, tips = [], [], []
+    for i in range(n + 1):
+        A = me.ReferenceFrame(f'R{i}')
+        A.orient_axis(N, N.z, th[i])
+        A.set_ang_vel(N, speed[th[i]]*N.z)
+        pivot = O.locatenew(f'O{i}', i*L*N.x)
+        pivot.set_vel(N, 0)
+        G = pivot.locatenew(f'G{i}', L/2*A.x)
+        G.v2pt_theory(pivot, N, A)
+        B = pivot.locatenew(f'B{i}', L*A.x)
+        B.v2pt_theory(pivot, N, A)
+        tips.append(B)
+        bodies.append(me.RigidBody(f'rod{i}', G, A, m,
+                                   (me.inertia(A, 0, 0, m*L**2/12), G)))
+        loads.append(me.Force(G, -m*g*N.y))
+    fh = []
+    for i in range(n):
+        C = me.ReferenceFrame(f'C{i + 1}')
+        C.orient_axis(N, N.z, ps[i])
+        C.set_ang_vel(N, speed[ps[i]]*N.z)
+        G = tips[i].locatenew(f'H{i + 1}', L/2*C.x)
+        G.v2pt_theory(tips[i], N, C)
+        bodies.append(me.RigidBody(f'bar{i + 1}', G, C, m,
+                                   (me.inertia(C, 0, 0, m*L**2/12), G)))
+        loads.append(me.Force(G, -m*g*N.y))
+        gap = tips[i].pos_from(O) + L*C.x - tips[i + 1].pos_from(O)
+        fh += [gap.dot(N.x), gap.dot(N.y)]
+    fh = sm.Matrix(fh)
+    kane = me.KanesMethod(
+        N, q[:1], u[:1], kd_eqs=[qi.diff(_t) - ui for qi, ui in zip(q, u)],
+        q_dependent=q[1:], u_dependent=u[1:],
+        configuration_constraints=fh, velocity_constraints=_closed(q, u, fh))
+    kane.kanes_equations(bodies, loads)
+    return SimpleNamespace(kane=kane, q=q, u=u, n=n,
+                           constants={L: 1.0, m: 1.0, g: 9.81})
+
+
+def n_four_bar_reference(n, times, phi0=np.pi/2, omega0=-1.0, g=9.81):
+    """The A02 angle ``phi(t)`` of every vertical rod, from the
+    one-degree-of-freedom equation: kinetic energy ``((n + 1)/3 + n)
+    phi'^2/2`` (rods turning about their pivots, bars translating) and
+    potential energy ``g ((n + 1)/2 + n) sin(phi)`` (L = m = 1)."""
+    k = g*((n + 1)/2 + n)/((n + 1)/3 + n)
+    solution = solve_ivp(lambda t, y: [y[1], -k*np.cos(y[0])],
+                         (times[0], times[-1]), [phi0, omega0],
+                         t_eval=times, method='DOP853', rtol=1e-13,
+                         atol=1e-13)
+    return solution.y[0]
+
+
+@pytest.fixture(scope='module')
+def chain5():
+    return closed_chain(5)
+
+
+def _run(chain, t_end, start, *, samples=61, **options):
+    options.setdefault('rtol', RTOL)
+    options.setdefault('atol', ATOL)
+    return simulate(chain.kane, (0.0, t_end), start, chain.constants,
+                    t_eval=np.linspace(0.0, t_end, samples),
+                    outputs={'energy': chain.energy}, **options)
+
+
+def _relative_energy_error(result):
+    energy = result.outputs['energy']
+    return np.max(np.abs(energy - energy[0]))/np.max(np.abs(energy))
+
+
+# ---------------------------------------------------------------------------
+# Closed chains
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_five_link_chain_runs_past_its_last_links_lining_up(chain5,
+                                                            backend):
+    """Before: DOP853 stopped at t = 0.354 ("the Jacobian of the
+    constraints with respect to the dependent coordinates is singular");
+    now the engine takes q4 or q5 as independent there and runs on."""
+    result = _run(chain5, 2.0, bent_start(chain5), backend=backend)
+    assert result.success, result.message
+    assert _relative_energy_error(result) < 1e-8
+    assert result.constraint_residual.max() <= 1e-12
+    assert result.velocity_residual.max() <= 1e-10
+    assert len(result.partitions) >= 1
+    first = result.partitions[0]
+    assert 0.3 < first.time < 0.354
+    q = chain5.q
+    # the two links that line up cannot both be dependent
+    assert (q[3] in first.coordinates) != (q[4] in first.coordinates)
+    assert len(first.coordinates) == 3 and len(first.speeds) == 3
+    assert [p.time for p in result.partitions] == sorted(
+        p.time for p in result.partitions)
+
+
+def test_five_link_chain_for_thirty_seconds(chain5):
+    """A long run keeps the energy to 1e-8 relative at rtol 1e-10."""
+    result = _run(chain5, 30.0, bent_start(chain5), samples=601)
+    assert result.success, result.message
+    assert _relative_energy_error(result) < 1e-8
+    assert result.constraint_residual.max() <= 1e-12
+
+
+@pytest.fixture(scope='module')
+def chain5_reference(chain5):
+    return _run(chain5, 1.0, bent_start(chain5), samples=11)
+
+
+@pytest.mark.parametrize('method, backend, tolerance', [
+    ('DOP853', 'numpy', 1e-7), ('RK45', 'compiled', 1e-6),
+    ('Radau', 'compiled', 1e-6), ('BDF', 'compiled', 1e-6),
+    ('BDF', 'numpy', 1e-6), ('LSODA', 'compiled', 1e-6),
+    ('odeint', 'compiled', 1e-6), ('LSODA', 'numpy', 1e-6)])
+def test_methods_and_back_ends_agree_on_the_five_link_chain(
+        chain5, chain5_reference, method, backend, tolerance):
+    """The same trajectory through the change of partition, to the
+    methods' global errors at rtol 1e-10 (the tolerances are some hundred
+    times the local one: errors grow through the fast motion at the
+    change)."""
+    result = _run(chain5, 1.0, bent_start(chain5), samples=11,
+                  method=method, backend=backend)
+    assert result.success, result.message
+    assert np.max(np.abs(result.q - chain5_reference.q)) < tolerance
+    assert _relative_energy_error(result) < 1e-7
+    assert len(result.partitions) >= 1
+
+
+@pytest.mark.parametrize('n, t_end, changes', [(8, 1.0, 2), (12, 1.0, 2)])
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_longer_chains_change_partition_and_keep_their_energy(
+        n, t_end, changes, backend):
+    """Eight and twelve links released from a hanging arc (before: eight
+    links stopped at 1.7 s, twelve at 0.3 s from the issue's start)."""
+    chain = closed_chain(n)
+    result = _run(chain, t_end, arc_start(chain), samples=21,
+                  backend=backend)
+    assert result.success, result.message
+    assert _relative_energy_error(result) < 1e-8
+    assert result.constraint_residual.max() <= 1e-12
+    assert len(result.partitions) >= changes
+
+
+def test_chain_singular_at_the_start_starts_anyway(chain5):
+    """The last two links in line at the start: the model's dependent
+    block (q4, q5) is singular there, so the engine starts with another
+    partition (recorded at t = 0) and the given configuration is kept."""
+    q = chain5.q
+
+    def gap(q3):
+        p3 = (np.cos(-1.0) + np.cos(-0.3) + np.cos(q3),
+              np.sin(-1.0) + np.sin(-0.3) + np.sin(q3))
+        return np.hypot(3.0 - p3[0], -p3[1]) - 2.0
+    q3 = brentq(gap, 0.0, np.pi)
+    p3 = np.array([np.cos(-1.0) + np.cos(-0.3) + np.cos(q3),
+                   np.sin(-1.0) + np.sin(-0.3) + np.sin(q3)])
+    a = np.arctan2(-p3[1], 3.0 - p3[0])
+    start = dict(zip(q, [-1.0, -0.3, q3, a, a]))
+    start.update({ui: 0.0 for ui in chain5.u})
+    # the solver, whose dependent set is the user's, says which others
+    # would do
+    with pytest.raises(ConstraintSolverError,
+                       match='would make the solve well posed') as info:
+        HolonomicConstraintSolver(
+            chain5.fh, q, q[-2:], constants=chain5.constants
+        ).solve_positions([start[s] for s in q])
+    assert 'keeps its rank' in str(info.value)
+    for backend in BACKENDS:
+        result = _run(chain5, 0.5, start, samples=11, backend=backend)
+        assert result.success, result.message
+        assert np.allclose(result.q[0], [start[s] for s in q], atol=1e-12)
+        assert result.partitions[0].time == 0.0
+        dependent = set(q) - set(result.partitions[0].coordinates)
+        assert dependent != {q[3], q[4]}
+        assert _relative_energy_error(result) < 1e-8
+
+
+def test_a_chain_that_needs_no_change_records_none(chain5):
+    """Up to 0.3 s the model's partition serves: nothing is recorded and
+    the run is the one of the model's partition."""
+    result = _run(chain5, 0.3, bent_start(chain5), samples=7)
+    assert result.success and result.partitions == ()
+
+
+def test_simulate_many_returns_the_partitions(chain5):
+    """simulate_many's results carry their changes of partition."""
+    simulation = Simulation(chain5.kane, outputs={'energy': chain5.energy})
+    g = [s for s in chain5.constants if s.name == 'g'][0]
+    results = simulate_many(
+        simulation, (0.0, 0.6), bent_start(chain5), chain5.constants,
+        [{g: 9.81}, {g: 9.0}], rtol=RTOL, atol=ATOL)
+    for result in results:
+        assert result.success, result.message
+        assert len(result.partitions) >= 1
+        assert _relative_energy_error(result) < 1e-8
+    assert results[0].partitions[0].time < results[1].partitions[0].time
+
+
+# ---------------------------------------------------------------------------
+# A two-loop mechanism
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_watt_six_bar_through_a_full_crank_revolution(backend):
+    model = watt_six_bar()
+    th, w = model.q, model.u
+    angles = _watt_configuration(0.3)
+    h = 1e-6
+    rate = (_watt_configuration(0.3 + h)[2]
+            - _watt_configuration(0.3 - h)[2])/(2*h)
+    start = dict(zip(th, angles + np.array([0.01, -0.01, 0.0, 0.01,
+                                            -0.01])))
+    start[w[2]] = 2*np.pi*rate         # the crank at about 1 turn/s
+    result = simulate(model.kane, (0.0, 1.3), start, model.constants,
+                      rtol=RTOL, atol=ATOL, backend=backend,
+                      outputs={'energy': model.energy})
+    assert result.success, result.message
+    # the columns follow model.q: the rocker (independent) first
+    angles = result.q[:, [list(model.kane.q).index(s) for s in th]]
+    crank = angles[:, 0]
+    assert crank[-1] - crank[0] > 2*np.pi
+    assert _relative_energy_error(result) < 1e-8
+    assert result.constraint_residual.max() <= 1e-12
+    # the rocker reverses at its extreme positions: before the first, the
+    # engine leaves the model's partition (for one a crank-rocker's
+    # crank never makes singular)
+    assert len(result.partitions) >= 1
+    assert th[2] not in result.partitions[0].coordinates
+    assert result.partitions[0].time < 0.1
+    # the configuration keeps following the crank
+    for i in range(0, len(result.t), max(1, len(result.t)//20)):
+        expected = _watt_configuration(crank[i])
+        assert np.allclose(np.angle(np.exp(1j*(angles[i] - expected))),
+                           0.0, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# Singular configurations of the mechanism itself
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_n_four_bar_passes_its_singular_positions(backend):
+    """IFToMM A02 with N = 2 for 10 s from the vertical position at -1
+    rad/s: every rod passes the horizontal positions, where the whole
+    Jacobian loses rank (no partition helps, so none is taken); the tip
+    B0 of the first rod stays within 2e-5 m of the one-degree-of-freedom
+    reference."""
+    model = n_four_bar(2)
+    start = {s: (np.pi/2 if s.name.startswith('theta') else 0.0)
+             for s in model.q}
+    start[model.u[0]] = -1.0
+    times = np.linspace(0.0, 10.0, 1001)
+    result = simulate(model.kane, (0.0, 10.0), start, model.constants,
+                      t_eval=times, rtol=RTOL, atol=ATOL, backend=backend)
+    assert result.success, result.message
+    phi = n_four_bar_reference(2, times)
+    tip = np.column_stack([np.cos(result.q[:, 0]), np.sin(result.q[:, 0])])
+    reference = np.column_stack([np.cos(phi), np.sin(phi)])
+    assert np.max(np.linalg.norm(tip - reference, axis=1)) < 2e-5
+    # it passed the horizontal positions
+    assert np.min(np.abs(np.sin(phi))) < 0.05
+
+
+def test_a_singular_mechanism_is_named_as_such():
+    """Every rod of the N-four-bar on the ground line: the Jacobian with
+    respect to all coordinates loses rank, so no other choice of dependent
+    coordinates helps, and the errors say that the mechanism is
+    singular."""
+    model = n_four_bar(2)
+    flat = {s: 0.0 for s in model.q}
+    flat.update({s: 0.0 for s in model.u})
+    solver = HolonomicConstraintSolver.from_kanes_method(model.kane,
+                                                         model.constants)
+    with pytest.raises(ConstraintSolverError,
+                       match='the mechanism itself is singular'):
+        solver.solve_positions([flat[s] for s in model.kane.q])
+    with pytest.raises(ConstraintSolverError,
+                       match='the mechanism itself is singular'):
+        simulate(model.kane, (0.0, 0.1), flat, model.constants)
