@@ -550,8 +550,11 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         samples reached and ``success`` is False.
     specified : mapping, optional
         Values of the specified inputs (time functions other than the
-        coordinates and speeds appearing in the equations): a number or a
-        callable ``f(t) -> float`` for each.
+        coordinates and speeds appearing in the equations): a number, a
+        callable ``f(t) -> float``, a callable ``f(t, q, u)`` of the full
+        coordinates and speeds in model order (state feedback) or a SymPy
+        expression of the coordinates, speeds, time and constants
+        (compiled into the right-hand side) for each.
     outputs : mapping, optional
         Name -> SymPy expression (scalar or column matrix) evaluated at
         every sample, e.g. ``{'energy': T + V}``. Expressions may contain

@@ -42,7 +42,6 @@ from .arguments import _initial_state, _pack_constants
 from ..constraints import HolonomicConstraintSolver
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
-from .._numeric import numpy_kernels
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available, to_symengine)
 from .._utils import _as_float
@@ -221,19 +220,34 @@ def _independent(jacobian, default_dep, n, model_set=False):
 
 
 def rates(nm, x):
-    """``(q', u', lambda)`` at the consistent state in ``x``."""
+    """``(q', u', lambda)`` at the consistent state in ``x``: the
+    unconstrained equations with the velocity constraints' multipliers,
+    ``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no choice of
+    dependent speeds (the model's may be singular at ``x``)."""
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     with np.errstate(all='ignore'):
         e = np.asarray(nm.functions['eom'](x), dtype=float).ravel()
-        vel = (np.asarray(nm.functions['vel'](x), dtype=float).ravel()
-               if m else None)
-        qdot, udot = numpy_kernels.derivatives(
-            e, vel, nq, nu, m, nm.kinematics_is_identity, nm.u_ind_idx,
-            nm.u_dep_idx)
+        if nm.kinematics_is_identity:
+            qdot, offset = e[:nq].copy(), nq
+        else:
+            qdot = np.linalg.solve(e[:nq * nq].reshape(nq, nq),
+                                   e[nq * nq:nq * nq + nq])
+            offset = nq * nq + nq
+        M = e[offset:offset + nu * nu].reshape(nu, nu)
+        F = e[offset + nu * nu:offset + nu * nu + nu]
+        if m:
+            g = e[offset + nu * nu + nu:offset + nu * nu + nu + m]
+            vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
+            K = vel[:m * nu].reshape(m, nu)
+            system = np.block([[M, -K.T], [K, np.zeros((m, m))]])
+            solution = np.linalg.solve(system, np.concatenate([F, -g]))
+            udot, lam = solution[:nu], solution[nu:]
+        else:
+            udot, lam = np.linalg.solve(M, F), np.zeros(0)
     if not (np.all(np.isfinite(qdot)) and np.all(np.isfinite(udot))):
         raise ValueError('operating_point: the equations of motion are not '
                          'finite there.')
-    return qdot, udot
+    return qdot, udot, lam
 
 
 def linearize_at(nm, x, input_columns, model_set=False):
@@ -244,12 +258,7 @@ def linearize_at(nm, x, input_columns, model_set=False):
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     nh = int(nm.dims[2])
     functions = linear_functions(nm)
-    qdot, udot = rates(nm, x)
-    lam = np.zeros(m)
-    if m:
-        # the multipliers: M u' - F = K^T lambda
-        zero = functions(x, qdot, udot, lam)
-        lam = np.linalg.lstsq(zero['K'].T, zero['Rd'], rcond=None)[0]
+    qdot, udot, lam = rates(nm, x)
     J = functions(x, qdot, udot, lam)
     # dependent coordinates: dq = Tq dq_I
     if nh:
@@ -599,30 +608,66 @@ def _operating_values(nm, point, constants, specified, time, what,
         raise MissingValuesError(f'{what}: ' + '; '.join(problems))
     constants_map = dict(zip(nm.constants, c))
     solver = constraint_solver(nm, constants_map)
+    x = nm.pack(time, q, u, c, np.array(s, dtype=float))
     if solver is not None:
         # assembled from the guess first, as simulate() does: the
         # equilibrium search then starts on the constraint manifold
-        q = np.asarray(solver.solve_positions(q, time), dtype=float)
-    x = nm.pack(time, q, u, c, np.array(s, dtype=float))
+        try:
+            q = np.asarray(solver.solve_positions(q, time), dtype=float)
+        except ConstraintSolverError as error:
+            q = _assemble_other_set(nm, x, q, error)
+        x[nm.slices[0]] = q
     if nm.has_velocity_constraints and speeds:
         vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
-        try:
-            u = numpy_kernels.dependent_speeds(
-                vel, u, len(nm.u), len(nm.u_dep_idx), nm.u_ind_idx,
-                nm.u_dep_idx)
-        except np.linalg.LinAlgError:
-            u = _least_squares_speeds(vel, u, nm)
+        u = _dependent_speeds(nm, vel, u)
         x[nm.slices[1]] = u
     return x, q, u, solver
 
 
-def _least_squares_speeds(vel, u, nm):
-    """The dependent speeds where the model's dependent block is singular:
-    the speeds closest to ``u`` that satisfy the velocity constraints."""
+def _assemble_other_set(nm, x, q, error):
+    """The configuration from the guess ``q`` where the model's dependent
+    coordinates cannot be solved for (their block of the constraint
+    Jacobian is singular there): the coordinates chosen by QR with column
+    pivoting are solved instead (``scipy.optimize.root``), the others
+    keep their given values. Re-raises ``error`` when that fails too."""
+    nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
+    functions = linear_functions(nm)
+    x = x.copy()
+
+    def blocks(values):
+        x[nm.slices[0]] = values
+        J = functions(x, np.zeros(nq), np.zeros(nu), np.zeros(m))
+        return J['phi'], J['phi_q']
+    try:
+        _, dep = _independent(blocks(q)[1], nm.q_dep_idx, nq)
+    except ValueError:
+        raise error from None
+    q = np.array(q, dtype=float)
+
+    def residual(z):
+        q[dep] = z
+        phi, phi_q = blocks(q)
+        return phi, phi_q[:, dep]
+    solution = optimize.root(residual, q[dep], jac=True, method='hybr',
+                             options={'xtol': 1e-15})
+    phi, _ = residual(solution.x)
+    if not np.all(np.abs(phi) <= 1e-12):
+        raise error
+    return q
+
+
+def _dependent_speeds(nm, vel, u):
+    """``u`` with the dependent speeds solved from the velocity
+    constraints (``vel`` from the model's function); where the model's
+    dependent block is singular, those chosen by QR with column pivoting
+    are solved instead and the others keep their given values."""
     nu, m = len(nm.u), len(nm.u_dep_idx)
     K = vel[:m * nu].reshape(m, nu)
-    residual = K @ u + vel[m * nu:]
-    return u - np.linalg.lstsq(K, residual, rcond=None)[0]
+    ind, dep = _independent(K, nm.u_dep_idx, nu)
+    u = np.array(u, dtype=float)
+    u[dep] = np.linalg.solve(K[:, dep], -(K[:, ind] @ u[ind]
+                                           + vel[m * nu:]))
+    return u
 
 
 def linearize_model(nm, operating_point, constants, inputs, specified,
