@@ -27,8 +27,8 @@ from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
 from .impacts import Impact, ImpactRecord
-from .simulation import (Simulation, SimulationError, SimulationResult,
-                         simulate)
+from .simulation import (PartitionRecord, Simulation, SimulationError,
+                         SimulationResult, simulate)
 from .linear import EquilibriumError, LinearModel, equilibrium, linearize
 from .parameter_study import results_table, simulate_many
 from .animation import animate, point_positions, save_gif
@@ -63,6 +63,7 @@ __all__ = [
     'Impact', 'ImpactRecord',
     # simulation
     'simulate', 'Simulation', 'SimulationResult', 'SimulationError',
+    'PartitionRecord',
     # linear
     'linearize', 'equilibrium', 'LinearModel', 'EquilibriumError',
     # parameter_study

@@ -75,10 +75,12 @@ from ._simulation.impacts import ImpactEngine, impact_outputs, run
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
 from ._simulation.numeric_model import NumericModel, _symbol_key
+from ._simulation.partition import PartitionRecord
 from ._simulation.problem import Problem, evaluate_outputs
 from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
 
-__all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError']
+__all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError',
+           'PartitionRecord']
 
 _TIME = dynamicsymbols._t
 

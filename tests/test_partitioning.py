@@ -26,7 +26,7 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from sympy_loads import (ConstraintSolverError, HolonomicConstraintSolver,
-                         Simulation, simulate, simulate_many)
+                         Impact, Simulation, simulate, simulate_many)
 
 _t = me.dynamicsymbols._t
 BACKENDS = ['compiled', 'numpy']
@@ -58,6 +58,7 @@ def closed_chain(n, span=3.0):
     O = me.Point('O')
     O.set_vel(N, 0)
     bodies, loads, potential, joint = [], [], 0, O
+    joints = []
     for i in range(n):
         A = me.ReferenceFrame(f'A{i + 1}')
         A.orient_axis(N, N.z, q[i])
@@ -71,6 +72,7 @@ def closed_chain(n, span=3.0):
         loads.append(me.Force(G, -m*g*N.y))
         potential += m*g*G.pos_from(O).dot(N.y)
         joint = P
+        joints.append(P)
     tip = joint.pos_from(O)
     fh = sm.Matrix([tip.dot(N.x) - d, tip.dot(N.y)])
     kane = me.KanesMethod(
@@ -79,7 +81,7 @@ def closed_chain(n, span=3.0):
         configuration_constraints=fh, velocity_constraints=_closed(q, u, fh))
     kane.kanes_equations(bodies, loads)
     return SimpleNamespace(
-        kane=kane, q=q, u=u, fh=fh, n=n,
+        kane=kane, q=q, u=u, fh=fh, n=n, frame=N, origin=O, joints=joints,
         constants={l: 1.0, m: 1.0, g: 9.81, d: span},
         energy=_kinetic(bodies, N, q, u) + potential)
 
@@ -387,6 +389,22 @@ def test_chain_singular_at_the_start_starts_anyway(chain5):
         assert _relative_energy_error(result) < 1e-8
 
 
+def test_outputs_with_accelerations_in_every_stretch(chain5):
+    """An output with u1' is evaluated at each sample with the partition
+    of its stretch: it is the time derivative of u1 before and after the
+    change (central differences on a fine grid, error O(h^2))."""
+    times = np.linspace(0.0, 0.8, 801)
+    result = simulate(chain5.kane, (0.0, 0.8), bent_start(chain5),
+                      chain5.constants, t_eval=times, rtol=RTOL, atol=ATOL,
+                      outputs={'acceleration': chain5.u[0].diff(_t)})
+    assert len(result.partitions) == 1
+    h = times[1] - times[0]
+    central = (result.u[2:, 0] - result.u[:-2, 0])/(2*h)
+    scale = np.max(np.abs(central))
+    assert np.max(np.abs(result.outputs['acceleration'][1:-1] - central)) \
+        < 1e-3*scale
+
+
 def test_a_chain_that_needs_no_change_records_none(chain5):
     """Up to 0.3 s the model's partition serves: nothing is recorded and
     the run is the one of the model's partition."""
@@ -406,6 +424,27 @@ def test_simulate_many_returns_the_partitions(chain5):
         assert len(result.partitions) >= 1
         assert _relative_energy_error(result) < 1e-8
     assert results[0].partitions[0].time < results[1].partitions[0].time
+
+
+def test_chain_with_an_elastic_impact_through_the_change(chain5):
+    """The second joint strikes a floor at y = -1.7 elastically (e = 1)
+    while the partition changes: the impacts are resolved with the
+    partition in force and the energy is kept across both."""
+    floor = chain5.origin.locatenew('F', -1.7*chain5.frame.y)
+    impact = Impact(chain5.joints[1], floor, chain5.frame.y, chain5.frame,
+                    restitution=1.0, name='floor')
+    results = []
+    for backend, method in (('compiled', 'DOP853'), ('numpy', 'DOP853'),
+                            ('compiled', 'RK45')):
+        result = _run(chain5, 1.5, bent_start(chain5), samples=16,
+                      backend=backend, method=method, impacts=[impact])
+        assert result.success, result.message
+        assert len(result.impacts) >= 1 and len(result.partitions) >= 1
+        assert _relative_energy_error(result) < 1e-8
+        assert result.constraint_residual.max() <= 1e-12
+        results.append(result)
+    for other in results[1:]:
+        assert np.max(np.abs(other.q - results[0].q)) < 1e-6
 
 
 # ---------------------------------------------------------------------------

@@ -24,12 +24,17 @@ its own partition and changes it during the run:
   on from the same physical state with a restarted integrator (as after
   an impact); the sign of ``det(Phi_qd)`` of the new block becomes the
   assembly branch followed;
-* where no set is that much better, the full Jacobian itself is (nearly)
-  rank deficient: the *mechanism* is at or near a singular configuration,
-  which no choice of coordinates removes. The partition is kept, the
-  threshold is lowered :data:`PARTITION_GAIN`-fold (so that the run is
-  not stopped at every step near it), and the run passes or stops there as
-  before (a change of assembly branch is an error).
+* where no set is that much better, every set is about as ill
+  conditioned: the full Jacobian itself is nearly rank deficient, and the
+  *mechanism* is near a singular configuration, which no choice of
+  coordinates removes. The partition is kept, the threshold is lowered
+  :data:`PARTITION_GAIN`-fold (so that the run is not stopped at every
+  step near it), and the run passes or stops there as before (a change of
+  assembly branch is an error);
+* a step that fails within the current partition (its block turned
+  singular within one step, faster than the threshold could catch) makes
+  the run stop at the step's start and take any better conditioned set
+  there.
 
 The state layout stays ``[q (all; dependent entries only as Newton's
 guesses), u_i]`` (:mod:`.problem`); a change of partition changes which
@@ -75,8 +80,43 @@ PARTITION_FLOOR = 1e-6
 
 
 class PartitionRecord(NamedTuple):
-    """One change of the engine's partition
-    (:attr:`sympy_loads.SimulationResult.partitions`)."""
+    """One change of the partition that :func:`~sympy_loads.simulate`
+    integrates with (``SimulationResult.partitions``): from ``time`` on,
+    the independent coordinates are ``coordinates`` and the independent
+    speeds ``speeds`` (dynamic symbols, in ``model.q``/``model.u`` order);
+    the others are solved from the constraints.
+
+    Explanation
+    ===========
+
+    The engine changes the partition where a dependent block of the
+    constraint Jacobians turns ill conditioned while the Jacobian with
+    respect to all coordinates keeps its rank (generalized coordinate
+    partitioning with re-selection, [Wehage1982]_, [Haug1989]_ sec. 6.3;
+    see the tutorial "Simulating a closed-loop mechanism").
+
+    Examples
+    ========
+
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import PartitionRecord
+    >>> q2, q3, q5 = me.dynamicsymbols('q2 q3 q5')
+    >>> u2, u3, u5 = me.dynamicsymbols('u2 u3 u5')
+    >>> change = PartitionRecord(0.343, (q2, q3, q5), (u2, u3, u5))
+    >>> change.time, [s.name for s in change.coordinates]
+    (0.343, ['q2', 'q3', 'q5'])
+
+    References
+    ==========
+
+    .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
+       partitioning for dimension reduction in analysis of constrained
+       dynamic systems", J. Mech. Des. 104(1):247-255, 1982,
+       doi:10.1115/1.3256318.
+    .. [Haug1989] E. J. Haug, Computer Aided Kinematics and Dynamics of
+       Mechanical Systems, Vol. I: Basic Methods, Allyn and Bacon, 1989,
+       sec. 6.3.
+    """
 
     #: the time of the change
     time: float

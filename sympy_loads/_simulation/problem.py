@@ -210,11 +210,11 @@ class Problem:
             return
         x = self.input_vector(t, q, np.zeros(self.nu))
         model = self.nm.model
-        J, K = full_jacobians(model, x)
         current = self.nm.partition
-        ratios = [1.0 if J is None or not len(current.q_dep) else
-                  pivot_ratio(J[:, list(current.q_dep)]),
-                  1.0 if K is None else pivot_ratio(K[:, list(current.u_dep)])]
+        # (the blocks alone: the full Jacobian is generated only where a
+        # model needs another partition)
+        ratios = (self.block_ratios(t, self.pack(q, np.zeros(self.nu)))
+                  if self.compiled else self._block_ratios_at(x))
         if min(ratios) >= PARTITION_RATIO:
             if current != self.history[0][1]:
                 self._record(t, start=True)
@@ -254,11 +254,22 @@ class Problem:
             q, u = self.full_state(t, y)
         except SimulationError:
             return 0.0, 0.0
-        J, K = full_jacobians(self.nm.model, self.input_vector(t, q, u))
+        return self._block_ratios_at(self.input_vector(t, q, u))
+
+    def _block_ratios_at(self, x):
+        """The pivot ratios of the current blocks ``(Phi_qd, K_d)`` at the
+        input ``x`` (NumPy)."""
         nm = self.nm
-        return (1.0 if J is None or not len(nm.q_dep_idx) else
-                pivot_ratio(J[:, nm.q_dep_idx]),
-                1.0 if K is None else pivot_ratio(K[:, nm.u_dep_idx]))
+        nh, nqd, m = int(nm.dims[2]), len(nm.q_dep_idx), len(nm.u_dep_idx)
+        ratios = [1.0, 1.0]
+        if nh and nqd:
+            values = np.asarray(nm.functions['hol'](x), dtype=float)
+            ratios[0] = pivot_ratio(values[nh:].reshape(nh, nqd))
+        if m:
+            values = np.asarray(nm.functions['vel'](x), dtype=float)
+            K = values[:m * self.nu].reshape(m, self.nu)
+            ratios[1] = pivot_ratio(K[:, nm.u_dep_idx])
+        return tuple(ratios)
 
     def change_due(self, t, y):
         """Whether the run should stop at the accepted state ``(t, y)``
@@ -787,10 +798,7 @@ class Problem:
         times = np.asarray(times, dtype=float)
         states = np.asarray(states, dtype=float).reshape(
             self.state_size, len(times))
-        direction = 1.0 if self.t_span[1] >= self.t_span[0] else -1.0
-        stretch = np.zeros(len(times), dtype=int)
-        for k, (start, _, _) in enumerate(self.history[1:], 1):
-            stretch[direction * (times - start) >= 0] = k
+        stretch = self.stretches(times)
         n = len(times)
         q, u = np.empty((n, self.nq)), np.empty((n, self.nu))
         residual, velocity = np.empty(n), np.empty(n)
@@ -806,6 +814,16 @@ class Problem:
         finally:
             self._set_partition(*current)
         return q, u, residual, velocity
+
+    def stretches(self, times):
+        """The index into :attr:`history` of the stretch of the run each
+        of ``times`` belongs to (a stretch starts at its change)."""
+        times = np.asarray(times, dtype=float)
+        direction = 1.0 if self.t_span[1] >= self.t_span[0] else -1.0
+        stretch = np.zeros(len(times), dtype=int)
+        for k, (start, _, _) in enumerate(self.history[1:], 1):
+            stretch[direction * (times - start) >= 0] = k
+        return stretch
 
     def _samples(self, times, states):
         """:meth:`samples` with the current partition."""
@@ -863,16 +881,26 @@ def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
     """The requested outputs at every sample."""
     names, shapes, sizes, function, _, uses_udot = output_spec
     rows = []
-    for i, t in enumerate(times):
-        udot = np.zeros(problem.nu)
-        f = problem.friction_values
-        if uses_udot or problem.n_friction:
-            if problem.stick_slip is not None:
-                problem.stick_slip.mode_at(t)
-            _, udot, f = problem.derivatives(t, q[i], u[i])
-        x = problem.input_vector(t, q[i], u[i],
-                                 problem.specified(t, q[i], u[i]) + list(f))
-        rows.append(np.concatenate([x, extra_values, udot]))
+    # the derivatives at each sample with the partition of its stretch
+    stretch = problem.stretches(times)
+    current = (problem.nm.partition, problem.branch)
+    try:
+        for i, t in enumerate(times):
+            udot = np.zeros(problem.nu)
+            f = problem.friction_values
+            if uses_udot or problem.n_friction:
+                if problem.stick_slip is not None:
+                    problem.stick_slip.mode_at(t)
+                if len(problem.history) > 1:
+                    _, partition, branch = problem.history[stretch[i]]
+                    problem._set_partition(partition, branch)
+                _, udot, f = problem.derivatives(t, q[i], u[i])
+            x = problem.input_vector(
+                t, q[i], u[i], problem.specified(t, q[i], u[i]) + list(f))
+            rows.append(np.concatenate([x, extra_values, udot]))
+    finally:
+        if len(problem.history) > 1:
+            problem._set_partition(*current)
     values = (function(np.array(rows)) if rows else
               np.zeros((0, sum(sizes))))
     result, start = {}, 0
