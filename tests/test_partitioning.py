@@ -47,10 +47,13 @@ def _kinetic(bodies, frame, q, u):
 # Models
 
 @functools.lru_cache(maxsize=None)
-def closed_chain(n, span=3.0):
+def closed_chain(n, span=3.0, friction=False):
     """``n`` uniform rods (length ``l``, mass ``m``) pinned at ``O``, the
     last tip pinned at ``(d, 0)``; absolute angles ``q_i`` from ``N.x``,
-    gravity ``g`` along ``-N.y``; the last two angles dependent."""
+    gravity ``g`` along ``-N.y``; the last two angles dependent. With
+    ``friction`` the pin at ``O`` carries the torque ``-F N.z`` on the
+    first rod, ``F(t)`` a joint-friction magnitude (see
+    :class:`ViscousPin`)."""
     q = me.dynamicsymbols(f'q1:{n + 1}')
     u = me.dynamicsymbols(f'u1:{n + 1}')
     l, m, g, d = sm.symbols('l m g d')
@@ -71,6 +74,9 @@ def closed_chain(n, span=3.0):
                                    (me.inertia(A, 0, 0, m*l**2/12), G)))
         loads.append(me.Force(G, -m*g*N.y))
         potential += m*g*G.pos_from(O).dot(N.y)
+        if friction and i == 0:
+            F = me.dynamicsymbols('F')
+            loads.append(me.Torque(A, -F*N.z))
         joint = P
         joints.append(P)
     tip = joint.pos_from(O)
@@ -445,6 +451,46 @@ def test_chain_with_an_elastic_impact_through_the_change(chain5):
         results.append(result)
     for other in results[1:]:
         assert np.max(np.abs(other.q - results[0].q)) < 1e-6
+
+
+class ViscousPin:
+    """A joint friction for ``simulate(joint_friction=...)`` (the
+    protocol: ``symbols`` and ``prepare``): the magnitude ``F = c u1`` of
+    the torque in the first pin, found by the joint-friction iteration."""
+
+    def __init__(self, c):
+        self.c = c
+        self.symbols = [me.dynamicsymbols('F')]
+
+    def prepare(self, model, constants):
+        index = list(model.u).index(me.dynamicsymbols('u1'))
+        return lambda q, u, udot, t: np.array([self.c*u[index]])
+
+
+def test_chain_with_joint_friction_through_the_change():
+    """The joint-friction iteration (the right-hand side of the
+    diagnosing path) through a change of partition: the energy lost is
+    the work of the friction, c u1^2 integrated over time, on both back
+    ends."""
+    chain = closed_chain(5, friction=True)
+    c = 0.05
+    times = np.linspace(0.0, 1.0, 2001)
+    for backend in BACKENDS:
+        result = simulate(chain.kane, (0.0, 1.0), bent_start(chain),
+                          chain.constants, t_eval=times, rtol=RTOL,
+                          atol=ATOL, backend=backend,
+                          joint_friction=[ViscousPin(c)],
+                          outputs={'energy': chain.energy})
+        assert result.success, result.message
+        assert len(result.partitions) >= 1
+        power = c*result.u[:, 0]**2
+        work = np.concatenate([[0.0], np.cumsum(
+            (power[1:] + power[:-1])/2*np.diff(times))])
+        energy = result.outputs['energy']
+        # (the trapezoidal rule's error at this spacing: about 1e-7)
+        assert np.max(np.abs(energy - energy[0] + work)) < 1e-6*np.max(
+            np.abs(energy))
+        assert work[-1] > 1e-3
 
 
 # ---------------------------------------------------------------------------
