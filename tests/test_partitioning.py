@@ -26,7 +26,8 @@ from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from sympy_loads import (ConstraintSolverError, HolonomicConstraintSolver,
-                         Impact, Simulation, simulate, simulate_many)
+                         Impact, Simulation, SimulationError, simulate,
+                         simulate_many)
 
 _t = me.dynamicsymbols._t
 BACKENDS = ['compiled', 'numpy']
@@ -572,3 +573,19 @@ def test_a_singular_mechanism_is_named_as_such():
     with pytest.raises(ConstraintSolverError,
                        match='the mechanism itself is singular'):
         simulate(model.kane, (0.0, 0.1), flat, model.constants)
+
+
+def test_a_run_stopped_by_a_singular_mechanism_says_so():
+    """BDF cannot pass the N-four-bar's first horizontal position (DOP853
+    can): the error says that the mechanism, not the choice of
+    coordinates, is singular there, and no partition was taken."""
+    model = n_four_bar(2)
+    start = {s: (np.pi/2 if s.name.startswith('theta') else 0.0)
+             for s in model.q}
+    start[model.u[0]] = -1.0
+    with pytest.raises(SimulationError,
+                       match='the mechanism itself is singular') as info:
+        simulate(model.kane, (0.0, 2.0), start, model.constants,
+                 rtol=RTOL, atol=ATOL, method='BDF')
+    phi = n_four_bar_reference(2, np.array([0.0, info.value.time]))
+    assert abs(np.cos(phi[-1])) > 1 - 1e-6     # horizontal

@@ -464,27 +464,34 @@ class Problem:
                     f'{float(t):.10g} ({format_state(self.nm.q, q)}) for '
                     f'the dependent coordinates '
                     f'{[self.nm.q[i].name for i in self.nm.q_dep_idx]} '
-                    f'that the engine chose{self._rank_note(t, q)}.',
+                    f'that the engine chose.{self._rank_note(t, q)}',
                     time=t, q=q)
         else:
             try:
                 solved = np.asarray(self.solver.solve_positions(q, t),
                                     dtype=float)
             except ConstraintSolverError as error:
+                # (the solver's own report may already say what the
+                # Jacobian of all coordinates does there)
+                note = ('' if 'with respect to all coordinates' in
+                        str(error) else self._rank_note(t, q))
                 raise SimulationError(
                     f'the holonomic constraints could not be solved at t = '
                     f'{float(t):.10g} ({format_state(self.nm.q, q)}): '
-                    f'{error}{self._rank_note(t, q)}', time=t,
-                    q=q) from error
+                    f'{error}{note}', time=t, q=q) from error
         if self.branch and self._branch_sign(t, solved) != self.branch:
-            dependent = [self.nm.q[i] for i in self.nm.q_dep_idx]
+            dependent = [self.nm.q[i].name for i in self.nm.q_dep_idx]
+            note = self._rank_note(t, q)
+            what = ('the mechanism reached a singular (toggle) '
+                    'configuration' if 'loses rank' in note else
+                    f'the dependent coordinates {dependent} reached a '
+                    f'singular configuration')
             raise SimulationError(
-                f'the mechanism reached a singular (toggle) configuration '
-                f'near t = {float(t):.10g}: the dependent coordinates '
-                f'{[s.name for s in dependent]} only solve the constraints '
+                f'{what} near t = {float(t):.10g}: the dependent '
+                f'coordinates {dependent} only solve the constraints '
                 f'on another assembly branch ({format_state(self.nm.q, q)} '
                 f'gives {format_state(self.nm.q, solved)}; det(Phi_qd) '
-                f'changed sign){self._rank_note(t, q)}', time=t, q=q)
+                f'changed sign).{note}', time=t, q=q)
         return solved
 
     def _rank_note(self, t, q):
@@ -501,20 +508,24 @@ class Problem:
             return ''
         if not (values.size and np.all(np.isfinite(values))):
             return ''
-        ratio = values[-1] / values[0] if values[0] > 0 else 0.0
+        # (the rank the dependent coordinates need: redundant constraints
+        # have zero singular values anywhere)
+        rank = min(len(nm.q_dep_idx), values.size)
+        ratio = (values[rank - 1] / values[0] if rank and values[0] > 0
+                 else 0.0)
         if ratio < PARTITION_FLOOR * PARTITION_GAIN:
-            return (f'. The Jacobian of the constraints with respect to '
+            return (f' The Jacobian of the constraints with respect to '
                     f'all coordinates loses rank there (smallest/largest '
                     f'singular value {ratio:.2g}): the mechanism, not the '
                     f'choice of coordinates, is singular, and no choice of '
                     f'independent coordinates parametrizes the motion '
-                    f'there')
-        return (f'. The Jacobian of the constraints with respect to all '
+                    f'there.')
+        return (f' The Jacobian of the constraints with respect to all '
                 f'coordinates keeps its rank there (smallest/largest '
                 f'singular value {ratio:.2g}): only the choice of '
                 f'dependent coordinates is singular, and the engine could '
                 f'not change it in time (a smaller max_step or rtol may '
-                f'help)')
+                f'help).')
 
     def dependent_speeds(self, t, q, u, s):
         nm = self.nm
