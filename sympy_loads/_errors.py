@@ -139,7 +139,7 @@ class SimulationError(RuntimeError):
        partitioning for dimension reduction in analysis of constrained
        dynamic systems", J. Mech. Des. 104(1):247-255, 1982: the
        independent coordinates must keep the dependent-coordinate
-       Jacobian regular.
+       Jacobian regular. https://doi.org/10.1115/1.3256318
     """
 
     def __init__(self, message, *, time=None, q=None, u=None, result=None,
