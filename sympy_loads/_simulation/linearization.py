@@ -30,12 +30,19 @@ derivatives of the independent rates along the constraint manifold: with
     [K    0 ] [dlambda ]      [R_a,q dq + R_a,u du            ]
 
 so ``A`` and ``B`` are exact up to round-off: no finite differences.
+
+The independent coordinates and speeds (the states of the linear model)
+are the model's, unless its dependent block of ``phi_q`` or ``K`` is ill
+conditioned at the operating point (smallest/largest singular value below
+:data:`CONDITION_RATIO`); then the dependent ones are those chosen by QR
+with column pivoting, the best conditioned block. The rates and
+multipliers at the operating point come from the augmented system
+``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no such choice.
 """
 
 import numpy as np
 import sympy as sm
 from scipy import linalg, optimize
-
 from sympy.physics.mechanics import dynamicsymbols
 
 from .arguments import _initial_state, _pack_constants
@@ -113,22 +120,23 @@ class LinearFunctions:
         def jac(rows, symbols):
             return [expr.diff(s) for expr in rows for s in symbols]
 
+        # the residuals' values are not needed: the operating point is
+        # consistent, and the rates and multipliers come from the model's
+        # own functions (see rates())
         blocks = [
             ('phi', hol), ('phi_q', jac(hol, plain_q)),
-            ('h', h), ('h_q', jac(h, plain_q)), ('K', [e for r in K
-                                                      for e in r]),
-            ('Rk', Rk), ('Rk_q', jac(Rk, plain_q)), ('Rk_u', jac(Rk, plain_u)),
+            ('h_q', jac(h, plain_q)), ('K', [e for r in K for e in r]),
+            ('Rk_q', jac(Rk, plain_q)), ('Rk_u', jac(Rk, plain_u)),
             ('Rk_s', jac(Rk, plain_s)),
             ('Mk', [e for r in Mk for e in r]),
-            ('Rd', Rd), ('Rd_q', jac(Rd, plain_q)), ('Rd_u', jac(Rd, plain_u)),
+            ('Rd_q', jac(Rd, plain_q)), ('Rd_u', jac(Rd, plain_u)),
             ('Rd_s', jac(Rd, plain_s)), ('M', [e for r in M for e in r]),
-            ('Ra', Ra), ('Ra_q', jac(Ra, plain_q)), ('Ra_u', jac(Ra, plain_u)),
+            ('Ra_q', jac(Ra, plain_q)), ('Ra_u', jac(Ra, plain_u)),
         ]
-        shapes = dict(phi=(nh,), phi_q=(nh, nq), h=(m,), h_q=(m, nq),
-                      K=(m, nu), Rk=(nq,), Rk_q=(nq, nq), Rk_u=(nq, nu),
-                      Rk_s=(nq, ns), Mk=(nq, nq), Rd=(nu,), Rd_q=(nu, nq),
-                      Rd_u=(nu, nu), Rd_s=(nu, ns), M=(nu, nu), Ra=(m,),
-                      Ra_q=(m, nq), Ra_u=(m, nu))
+        shapes = dict(phi=(nh,), phi_q=(nh, nq), h_q=(m, nq), K=(m, nu),
+                      Rk_q=(nq, nq), Rk_u=(nq, nu), Rk_s=(nq, ns),
+                      Mk=(nq, nq), Rd_q=(nu, nq), Rd_u=(nu, nu),
+                      Rd_s=(nu, ns), M=(nu, nu), Ra_q=(m, nq), Ra_u=(m, nu))
         outputs, layout, start = [], {}, 0
         for name, values in blocks:
             values = list(values)
