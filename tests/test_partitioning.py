@@ -591,3 +591,64 @@ def test_a_run_stopped_by_a_singular_mechanism_says_so():
                  rtol=RTOL, atol=ATOL, method='BDF')
     phi = n_four_bar_reference(2, np.array([0.0, info.value.time]))
     assert abs(np.cos(phi[-1])) > 1 - 1e-6     # horizontal
+
+
+# ---------------------------------------------------------------------------
+# Nonholonomic constraints: the engine chooses the dependent speeds too
+
+def knife_edge():
+    """A sled on a knife edge at ``(x, y)``, heading ``theta``, inertia
+    ``I`` about the edge's contact point: the edge cannot slide sideways,
+    ``-sin(theta) u_x + cos(theta) u_y = 0``, with ``u_y`` dependent (its
+    block ``cos(theta)`` vanishes where the sled heads along ``N.y``)."""
+    x, y, th = me.dynamicsymbols('x y theta')
+    ux, uy, w = me.dynamicsymbols('u_x u_y omega')
+    m, I = sm.symbols('m I')
+    N = me.ReferenceFrame('N')
+    B = me.ReferenceFrame('B')
+    B.orient_axis(N, N.z, th)
+    B.set_ang_vel(N, w*N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x*N.x + y*N.y)
+    P.set_vel(N, ux*N.x + uy*N.y)
+    sled = me.RigidBody('sled', P, B, m, (me.inertia(B, 0, 0, I), P))
+    kane = me.KanesMethod(
+        N, [x, y, th], [ux, w],
+        kd_eqs=[x.diff(_t) - ux, y.diff(_t) - uy, th.diff(_t) - w],
+        u_dependent=[uy],
+        velocity_constraints=[-sm.sin(th)*ux + sm.cos(th)*uy])
+    kane.kanes_equations([sled], [])
+    return SimpleNamespace(kane=kane, q=(x, y, th), u=(ux, uy, w),
+                           constants={m: 1.0, I: 0.1})
+
+
+@pytest.mark.parametrize('method', ['DOP853', 'RK45', 'LSODA'])
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_knife_edge_turning_through_its_dependent_speeds_singularity(
+        method, backend):
+    """Free of loads, the sled keeps its speed v along the edge and its
+    turning rate w: the contact point runs on a circle of radius v/w.
+    Where it heads along N.y (t = pi/2) the model's dependent speed u_y
+    cannot be solved for (cos(theta) = 0); the engine takes u_x as
+    dependent there and back where it heads along N.x again. Before,
+    LSODA stepped through with the solve of cos(theta) u_y unguarded (a
+    1 x 1 block's pivot ratio is always 1) and returned a path 65 m off as
+    a success."""
+    sled = knife_edge()
+    x, y, th = sled.q
+    ux, uy, w = sled.u
+    times = np.linspace(0.0, 5.0, 51)
+    result = simulate(sled.kane, (0.0, 5.0),
+                      {x: 0.0, y: 0.0, th: 0.0, ux: 1.0, w: 1.0},
+                      sled.constants, t_eval=times, rtol=RTOL, atol=1e-12,
+                      method=method, backend=backend)
+    assert result.success, result.message
+    assert np.max(np.abs(result.q[:, 0] - np.sin(times))) < 1e-8
+    assert np.max(np.abs(result.q[:, 1] - (1 - np.cos(times)))) < 1e-8
+    assert result.velocity_residual.max() <= 1e-10
+    changes = result.partitions
+    assert len(changes) == 3
+    assert changes[0].time == pytest.approx(np.pi/2, abs=0.05)
+    assert uy in changes[0].speeds and ux not in changes[0].speeds
+    assert ux in changes[1].speeds and uy not in changes[1].speeds

@@ -30,11 +30,18 @@ inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
 ``dims = [nq, nu, nh, nqd, m, kinematics_is_identity]``; ``idx =
 [positions in x of the dependent coordinates (nqd), independent speeds
 (nu - m), dependent speeds (m)]`` (speeds as indices into ``u``);
-``opts = [tol, step_tol, max_iterations, branch, partition threshold]``
-(the Newton iteration's options, the assembly branch followed, see
-:func:`correct`, and the threshold below which :func:`rhs` reports that a
-change of partition is due, 0 for never) and ``info = [iterations,
-residual, pivot ratio of Phi_qd, status, pivot ratio of K_d]``.
+``opts = [tol, step_tol, max_iterations, branch, partition threshold,
+scale of Phi_q]`` (the Newton iteration's options, the assembly branch
+followed, see :func:`correct`, the threshold below which :func:`rhs`
+reports that a change of partition is due, 0 for never, and the largest
+column norm of the full ``Phi_q`` where the partition was chosen) and
+``info = [iterations, residual, pivot ratio of Phi_qd, status, measure of
+Phi_qd, measure of K_d]``. A block's *measure* is its smallest pivot (QR
+with column pivoting for ``Phi_qd``, LU with partial pivoting for
+``K_d``) over the largest column norm of the full matrix (``opts[5]``
+for ``Phi_q``, ``K`` itself for the speeds): unlike the block's own pivot
+ratio it also falls where a block shrinks as a whole (a single dependent
+coordinate or speed).
 
 The partition (``idx`` and the ``hol`` function, whose Jacobian columns are
 those of the dependent coordinates) is the caller's: the engine may choose
@@ -98,18 +105,29 @@ def branch_sign(work, nc, nd, perm):
 def correct(x, fn, dims, idx, opts, info, work, iwork):
     """Solve the dependent coordinates and speeds in ``x`` in place;
     returns a status code. ``opts = [tol, step_tol, max_iterations,
-    branch]``: a nonzero ``branch`` is the sign of ``det(Phi_qd)`` on the
-    assembly branch being followed, and a solution on the other side of a
-    singular configuration is refused."""
+    branch, threshold, scale]``: a nonzero ``branch`` is the sign of
+    ``det(Phi_qd)`` on the assembly branch being followed, and a solution
+    on the other side of a singular configuration is refused; the
+    measures of the dependent blocks go to ``info[4]`` and ``info[5]``
+    (see the module documentation)."""
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
     ni = nu - m
     info[2] = 1.0
     info[4] = 1.0
+    info[5] = 1.0
     if nh > 0:
         status = newton(fn[0], fn[1], x, idx[:nqd], nh, opts[0], opts[1],
                         int(opts[2]), info, work, iwork)
         if status != 0 or not info[2] >= PIVOT_HANDOVER:
             return NEWTON_FAILED
+        if opts[5] > 0.0 and nqd > 0:
+            # the last Jacobian's QR factors are at the start of the
+            # scratch part of work (newton's R)
+            start = 2 * (nh + nh * nqd)
+            smallest = np.inf
+            for k in range(nqd):
+                smallest = min(smallest, abs(work[start + k * nqd + k]))
+            info[4] = smallest / opts[5]
         if opts[3] != 0.0 and nh == nqd:
             if branch_sign(work, nh, nqd, iwork) != opts[3]:
                 return BRANCH_CHANGED
@@ -129,7 +147,17 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
             for j in range(m):
                 A[i, j] = vel[i * nu + udep[j]]
         ratio = lu_factor(A, m, perm)
-        info[4] = ratio
+        # the smallest pivot over the largest column norm of K
+        scale = 0.0
+        for j in range(nu):
+            column = 0.0
+            for i in range(m):
+                column += vel[i * nu + j] * vel[i * nu + j]
+            scale = max(scale, column)
+        smallest = np.inf
+        for j in range(m):
+            smallest = min(smallest, abs(A[j, j]))
+        info[5] = smallest / np.sqrt(scale) if scale > 0.0 else 0.0
         if not ratio >= VELOCITY_RATIO:
             return VELOCITY_SINGULAR
         lu_solve(A, m, perm, b, sol)
@@ -273,16 +301,16 @@ def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
     """The whole right-hand side: ``ydot`` of the integrator state ``y``
     (``[q, u]``, or ``[q, u_i]`` when ``partitioned``). ``x`` holds the
     constants and inputs; ``info[3]`` receives the status code. Where
-    ``opts[4] > 0`` and a pivot ratio of the dependent blocks (``info[2]``,
-    ``info[4]``) is below it, the status is PARTITION_DUE (the derivatives
+    ``opts[4] > 0`` and a measure of the dependent blocks (``info[4]``,
+    ``info[5]``) is below it, the status is PARTITION_DUE (the derivatives
     are not computed): the compiled DOP853 then shortens its steps until it
     stops at the threshold, where the caller chooses another partition."""
     nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
     x[0] = t
     load_state(y, x, dims, idx, partitioned)
     status = correct(x, fn, dims, idx, opts, info, work, iwork)
-    if status == OK and opts[4] > 0.0 and (info[2] < opts[4]
-                                           or info[4] < opts[4]):
+    if status == OK and opts[4] > 0.0 and (info[4] < opts[4]
+                                           or info[5] < opts[4]):
         status = PARTITION_DUE
     if status == OK:
         out = np.empty(nq + nu)
@@ -310,11 +338,11 @@ def rhs_packed(t, y, x, fn, ints, floats, ydot):
     integrator's calls (numba's dispatcher costs time per argument, about
     a fifth of an evaluation of a small model): ``ints = [dims (6), idx
     (nqd + nu), partitioned, eom_size, iwork...]`` and ``floats = [opts
-    (5), info (5), work...]`` (see :func:`packed_layout`)."""
+    (6), info (6), work...]`` (see :func:`packed_layout`)."""
     nqd, nu = ints[3], ints[1]
     end = 6 + nqd + nu
-    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:5],
-               ints[end] != 0, ints[end + 1], floats[5:10], floats[10:],
+    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:6],
+               ints[end] != 0, ints[end + 1], floats[6:12], floats[12:],
                ints[end + 2:], ydot)
 
 
@@ -328,9 +356,9 @@ def inputs_packed(t, y, x, fn, ints, floats):
     end = 6 + nqd + nu
     x[0] = t
     load_state(y, x, ints[:6], ints[6:end], ints[end] != 0)
-    status = correct(x, fn, ints[:6], ints[6:end], floats[:5],
-                     floats[5:10], floats[10:], ints[end + 2:])
-    floats[8] = status
+    status = correct(x, fn, ints[:6], ints[6:end], floats[:6],
+                     floats[6:12], floats[12:], ints[end + 2:])
+    floats[9] = status
     return status
 
 
@@ -340,8 +368,8 @@ def packed_layout(dims, idx, partitioned, eom_size, work_size,
     ``opts``, ``info``, ``work`` and ``iwork`` as views into them."""
     head = np.concatenate([dims, idx, [int(partitioned), eom_size]])
     ints = np.concatenate([head, np.zeros(iwork_size)]).astype(np.int64)
-    floats = np.zeros(10 + work_size)
-    views = {'opts': floats[:5], 'info': floats[5:10], 'work': floats[10:],
+    floats = np.zeros(12 + work_size)
+    views = {'opts': floats[:6], 'info': floats[6:12], 'work': floats[12:],
              'iwork': ints[head.shape[0]:]}
     return ints, floats, views
 
@@ -352,7 +380,7 @@ def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
     every sample (rows of ``Y``; rows of ``X`` hold each sample's time,
     constants and inputs), into ``out``; status codes into ``status``."""
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
-    info = np.zeros(5)
+    info = np.zeros(6)
     work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd)
     iwork = np.zeros(max(nqd, 1), dtype=np.int64)
     hol = np.empty(nh + nh * nqd)

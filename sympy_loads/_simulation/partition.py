@@ -12,14 +12,13 @@ any other choice of dependent coordinates would do. So the engine picks
 its own partition and changes it during the run:
 
 * at the start it keeps the model's partition when both of its blocks
-  are well conditioned (pivot ratios at least :data:`PARTITION_RATIO`);
-  otherwise, and whenever during the run a block's pivot ratio (smallest
-  over largest pivot of its QR factorization with column pivoting) falls
+  are well conditioned (measures at least :data:`PARTITION_RATIO`, see
+  below); otherwise, and whenever during the run a block's measure falls
   below the threshold, it factors the *full* Jacobians ``Phi_q`` (``nh x
   nq``) and ``K`` (``m x nu``) by QR with column pivoting
   (``scipy.linalg.qr(..., pivoting=True)``): the first pivot columns are
   the best conditioned dependent set [Haug1989]_;
-* it changes to that set where its pivot ratio is at least
+* it changes to that set where its measure is at least
   :data:`PARTITION_GAIN` times the current one, and the integration goes
   on from the same physical state with a restarted integrator (as after
   an impact); the sign of ``det(Phi_qd)`` of the new block becomes the
@@ -35,6 +34,14 @@ its own partition and changes it during the run:
   singular within one step, faster than the threshold could catch) makes
   the run stop at the step's start and take any better conditioned set
   there.
+
+A block's *measure* (:func:`block_measure`) is its smallest pivot over
+the largest column norm of the full Jacobian: about the sine of the angle
+between the block's columns and the rest where they turn parallel (two
+links lining up), and the relative size of a single dependent column
+where it vanishes (a knife edge's blade across its dependent speed). The
+kernels compute it at every evaluation from the factorizations they make
+anyway (:mod:`sympy_loads._numeric.rhs`).
 
 The state layout stays ``[q (all; dependent entries only as Newton's
 guesses), u_i]`` (:mod:`.problem`); a change of partition changes which
@@ -63,13 +70,13 @@ from .._numeric.codegen import generate, symengine_available, to_symengine
 __all__ = []
 
 #: A dependent block (``Phi_qd`` or ``K_d``) counts as degraded below this
-#: smallest/largest pivot ratio: its condition number is then about 100 or
-#: more, the dependent rates are amplified as much, and a few more steps
-#: towards the singular configuration make the block singular. The engine
-#: then chooses its partition again.
+#: measure (smallest pivot over the full Jacobian's largest column norm):
+#: the dependent rates are then amplified a hundredfold or more, and a few
+#: more steps towards the singular configuration make the block singular.
+#: The engine then chooses its partition again.
 PARTITION_RATIO = 1e-2
 #: A new partition is taken only where it improves the degraded block's
-#: pivot ratio at least this many times (otherwise the full Jacobian is
+#: measure at least this many times (otherwise the full Jacobian is
 #: itself nearly singular); after a declined change the threshold is
 #: lowered as many times.
 PARTITION_GAIN = 10.0
@@ -206,21 +213,37 @@ def hol_function(nm, dependent):
     return per_model[dependent]
 
 
-def pivot_ratio(block):
-    """Smallest over largest pivot of the QR factorization with column
-    pivoting of ``block`` (1.0 for an empty block, 0.0 for one that is
-    not finite or zero): the conditioning measure of the Newton kernel's
-    least-squares solve."""
-    block = np.asarray(block, dtype=float)
+def column_scale(matrix):
+    """The largest column norm of ``matrix`` (1.0 for an empty one)."""
+    matrix = np.asarray(matrix, dtype=float)
+    if matrix.size == 0:
+        return 1.0
+    return float(np.max(np.linalg.norm(matrix, axis=0)))
+
+
+def block_measure(matrix, dependent, scale=None):
+    """The measure of the dependent block ``matrix[:, dependent]``: its
+    smallest pivot (QR with column pivoting) over ``scale``, by default
+    the largest column norm of the whole ``matrix`` (1.0 for an empty
+    block, 0.0 for one that is not finite). Unlike the block's own pivot
+    ratio it falls where a block shrinks as a whole, e.g. a single
+    dependent coordinate whose column vanishes; it is the kernels'
+    measure (:mod:`sympy_loads._numeric.rhs`)."""
+    matrix = np.asarray(matrix, dtype=float)
+    block = matrix[:, list(dependent)]
     if block.size == 0:
         return 1.0
     if not np.all(np.isfinite(block)):
         return 0.0
+    if scale is None:
+        scale = column_scale(matrix)
+    if not scale > 0.0:
+        return 0.0
     R = scipy.linalg.qr(block, mode='r', pivoting=True)[0]
     pivots = np.abs(np.diag(R))
-    if pivots.size < block.shape[1] or not pivots[0] > 0.0:
+    if pivots.size < block.shape[1]:
         return 0.0
-    return float(pivots[-1] / pivots[0])
+    return float(np.min(pivots) / scale)
 
 
 def best_columns(matrix, count):
@@ -250,29 +273,32 @@ def full_jacobians(nm, x):
 
 
 def choose(nm, current, x, gain=PARTITION_GAIN):
-    """``(partition, ratios)``: the partition to integrate with at the
-    consistent input ``x`` and the pivot ratios ``(Phi_qd, K_d)`` of its
-    blocks there. A block of ``current`` is replaced by the best
-    conditioned set of the full Jacobian where that is at least ``gain``
-    times better (:data:`PARTITION_GAIN`; after a step that failed in the
-    current partition, any better set, ``gain = 1``); otherwise it is
-    kept."""
+    """``(partition, measures, scale)``: the partition to integrate with
+    at the consistent input ``x``, the measures ``(Phi_qd, K_d)`` of its
+    blocks there (:func:`block_measure`) and the largest column norm of
+    the full ``Phi_q`` (the kernels' scale for the coordinates' measure).
+    A block of ``current`` is replaced by the best conditioned set of the
+    full Jacobian where that is at least ``gain`` times better
+    (:data:`PARTITION_GAIN`; after a step that failed in the current
+    partition, any better set, ``gain = 1``); otherwise it is kept."""
     J, K = full_jacobians(nm, x)
     q_dep, u_dep = current.q_dep, current.u_dep
-    ratios = [1.0, 1.0]
+    measures = [1.0, 1.0]
     for slot, (matrix, dep) in enumerate(((J, q_dep), (K, u_dep))):
         if matrix is None or not len(dep):
             continue
-        now = pivot_ratio(matrix[:, list(dep)])
-        ratios[slot] = now
+        now = block_measure(matrix, dep)
+        measures[slot] = now
         if not np.all(np.isfinite(matrix)):
             continue
         best = best_columns(matrix, len(dep))
-        better = pivot_ratio(matrix[:, list(best)])
+        better = block_measure(matrix, best)
         if best != tuple(dep) and better > gain * now:
-            ratios[slot] = better
+            measures[slot] = better
             if slot == 0:
                 q_dep = best
             else:
                 u_dep = best
-    return Partition(tuple(q_dep), tuple(u_dep)), tuple(ratios)
+    scale = 1.0 if J is None else column_scale(J)
+    return (Partition(tuple(q_dep), tuple(u_dep)), tuple(measures),
+            scale if scale > 0.0 else 1.0)

@@ -26,12 +26,19 @@ from .arguments import ConstantInput
 from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
 from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
-                        ModelView, PartitionRecord, choose, full_jacobians,
-                        pivot_ratio)
+                        ModelView, PartitionRecord, block_measure, choose,
+                        column_scale, full_jacobians)
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
 
 __all__ = []
+
+# the Newton kernels' status codes (sympy_loads._numeric), in words
+_NEWTON_STATUS = {1: 'reached its iteration limit',
+                  2: 'stalled (the residual no longer decreases: the '
+                     'constraints may have no solution near the guess)',
+                  3: 'met constraints that are not finite',
+                  4: 'met coordinates that are not finite'}
 
 # the kinds of run (joint friction, compiled stepping, impacts) whose
 # kernels Problem.warm_up() has loaded in this process
@@ -104,8 +111,8 @@ class Problem:
         # the gain the next reselect() asks for (see better_elsewhere())
         self._next_gain = PARTITION_GAIN
         opts = ([solver.tolerance, solver.step_tolerance,
-                 solver.max_iterations, 0.0, 0.0] if solver else
-                [1e-12, 1e-10, 50, 0.0, 0.0])
+                 solver.max_iterations, 0.0, 0.0, 1.0] if solver else
+                [1e-12, 1e-10, 50, 0.0, 0.0, 1.0])
         if self.compiled:
             start = time.perf_counter()
             from .._numeric import newton, rhs
@@ -193,7 +200,7 @@ class Problem:
             if not self.reselects:
                 raise
             x = self.input_vector(t, q, np.zeros(self.nu))
-            partition, _ = choose(self.nm.model, self.nm.partition, x)
+            partition, _, _ = choose(self.nm.model, self.nm.partition, x)
             if partition.q_dep == self.nm.partition.q_dep:
                 raise
             self._set_partition(partition)
@@ -211,17 +218,19 @@ class Problem:
         x = self.input_vector(t, q, np.zeros(self.nu))
         model = self.nm.model
         current = self.nm.partition
-        # (the blocks alone: the full Jacobian is generated only where a
-        # model needs another partition)
-        ratios = (self.block_ratios(t, self.pack(q, np.zeros(self.nu)))
-                  if self.compiled else self._block_ratios_at(x))
-        if min(ratios) >= PARTITION_RATIO:
+        J, K = full_jacobians(model, x)
+        if J is not None:
+            self._opts[5] = column_scale(J) or 1.0
+        measures = (1.0 if J is None else block_measure(J, current.q_dep),
+                    1.0 if K is None else block_measure(K, current.u_dep))
+        if min(measures) >= PARTITION_RATIO:
             if current != self.history[0][1]:
                 self._record(t, start=True)
             return
-        partition, _ = choose(model, current, x)
+        partition, _, scale = choose(model, current, x)
         if partition != current:
             self._set_partition(partition)
+            self._opts[5] = scale
         if self.nm.partition != (tuple(int(i) for i in model.q_dep_idx),
                                  tuple(int(i) for i in model.u_dep_idx)):
             self._record(t, start=True)
@@ -239,9 +248,10 @@ class Problem:
             tuple(nm.u[i] for i in nm.u_ind_idx)))
 
     def block_ratios(self, t, y):
-        """The pivot ratios of the current dependent blocks ``(Phi_qd,
-        K_d)`` at the integrator state ``y`` (zeros where the state cannot
-        be corrected)."""
+        """The measures of the current dependent blocks ``(Phi_qd, K_d)``
+        at the integrator state ``y`` (:func:`.partition.block_measure`,
+        as the kernels compute them; zeros where the state cannot be
+        corrected)."""
         if self.compiled:
             x = self.x.copy()
             status = self._rhs.inputs_packed(
@@ -249,7 +259,7 @@ class Problem:
                 self.nm.fn, self._ints, self._floats)
             if status:
                 return 0.0, 0.0
-            return float(self._info[2]), float(self._info[4])
+            return float(self._info[4]), float(self._info[5])
         try:
             q, u = self.full_state(t, y)
         except SimulationError:
@@ -257,18 +267,20 @@ class Problem:
         return self._block_ratios_at(self.input_vector(t, q, u))
 
     def _block_ratios_at(self, x):
-        """The pivot ratios of the current blocks ``(Phi_qd, K_d)`` at the
-        input ``x`` (NumPy)."""
+        """The measures of the current blocks ``(Phi_qd, K_d)`` at the
+        input ``x`` (NumPy; ``Phi_qd``'s over the scale of ``Phi_q`` where
+        the partition was chosen, as in the kernels)."""
         nm = self.nm
         nh, nqd, m = int(nm.dims[2]), len(nm.q_dep_idx), len(nm.u_dep_idx)
         ratios = [1.0, 1.0]
         if nh and nqd:
             values = np.asarray(nm.functions['hol'](x), dtype=float)
-            ratios[0] = pivot_ratio(values[nh:].reshape(nh, nqd))
+            ratios[0] = block_measure(values[nh:].reshape(nh, nqd),
+                                      range(nqd), float(self._opts[5]))
         if m:
             values = np.asarray(nm.functions['vel'](x), dtype=float)
             K = values[:m * self.nu].reshape(m, self.nu)
-            ratios[1] = pivot_ratio(K[:, nm.u_dep_idx])
+            ratios[1] = block_measure(K, nm.u_dep_idx)
         return tuple(ratios)
 
     def change_due(self, t, y):
@@ -285,8 +297,8 @@ class Problem:
         except SimulationError:
             return True      # reselect() then reports it
         current = self.nm.partition
-        partition, ratios = choose(self.nm.model, current,
-                                   self.input_vector(t, q, u))
+        partition, ratios, _ = choose(self.nm.model, current,
+                                      self.input_vector(t, q, u))
         if partition == current:
             self._lower_threshold(ratios)
             return False
@@ -305,8 +317,8 @@ class Problem:
         except SimulationError:
             return False
         current = self.nm.partition
-        partition, _ = choose(self.nm.model, current,
-                              self.input_vector(t, q, u), gain=1.0)
+        partition, _, _ = choose(self.nm.model, current,
+                                 self.input_vector(t, q, u), gain=1.0)
         if partition == current:
             return False
         self._next_gain = 1.0
@@ -329,11 +341,12 @@ class Problem:
         x = self.input_vector(t, q, u)
         current = self.nm.partition
         gain, self._next_gain = self._next_gain, PARTITION_GAIN
-        partition, ratios = choose(self.nm.model, current, x, gain)
+        partition, ratios, scale = choose(self.nm.model, current, x, gain)
         if partition == current:
             self._lower_threshold(ratios)
             return None
         self._set_partition(partition)
+        self._opts[5] = scale
         self._record(t)
         self.set_branch(t, q)
         self.threshold = min(PARTITION_RATIO, 0.5 * min(ratios))
@@ -341,7 +354,8 @@ class Problem:
 
     def _engine_newton(self, t, q):
         """The dependent coordinates of the engine's partition solved by
-        Newton-Raphson (the NumPy twin of the compiled kernel), or None."""
+        Newton-Raphson (the NumPy twin of the compiled kernel), or None
+        (:attr:`_newton_failure` then says why)."""
         nm = self.nm
         x = self.input_vector(t, q, np.zeros(self.nu),
                               np.zeros(len(nm.specified) + self.n_friction))
@@ -349,6 +363,10 @@ class Problem:
             nm.functions['hol'], x, nm.q_dep_idx + 1, int(nm.dims[2]),
             float(self._opts[0]), float(self._opts[1]), int(self._opts[2]))
         if status:
+            self._newton_failure = (
+                f'Newton-Raphson {_NEWTON_STATUS.get(int(status), "failed")}'
+                f', largest residual {float(info[1]):.3g} after '
+                f'{int(info[0])} iterations')
             return None
         return x[self.slices[0]].copy()
 
@@ -464,8 +482,8 @@ class Problem:
                     f'{float(t):.10g} ({format_state(self.nm.q, q)}) for '
                     f'the dependent coordinates '
                     f'{[self.nm.q[i].name for i in self.nm.q_dep_idx]} '
-                    f'that the engine chose.{self._rank_note(t, q)}',
-                    time=t, q=q)
+                    f'that the engine chose ({self._newton_failure}).'
+                    f'{self._rank_note(t, q)}', time=t, q=q)
         else:
             try:
                 solved = np.asarray(self.solver.solve_positions(q, t),
@@ -495,9 +513,11 @@ class Problem:
         return solved
 
     def _rank_note(self, t, q):
-        """What the full constraint Jacobian says at ``q``: the mechanism
-        itself is singular there (its rank is lost; no choice of
-        coordinates helps), or only the coordinate choice is."""
+        """Where the current dependent block is singular at ``q``, what
+        the full constraint Jacobian says there: the mechanism itself is
+        singular (its rank is lost; no choice of coordinates helps), or
+        only the coordinate choice is. Empty where the block is regular
+        (the failure is another one, e.g. no solution at all)."""
         nm = self.nm
         try:
             J, _ = full_jacobians(nm.model, self.input_vector(
@@ -507,6 +527,8 @@ class Problem:
         except (np.linalg.LinAlgError, ValueError):
             return ''
         if not (values.size and np.all(np.isfinite(values))):
+            return ''
+        if block_measure(J, nm.q_dep_idx) >= PARTITION_RATIO:
             return ''
         # (the rank the dependent coordinates need: redundant constraints
         # have zero singular values anywhere)
