@@ -66,7 +66,6 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 from ._errors import MissingValuesError, SimulationError
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
-from .constraints import HolonomicConstraintSolver
 from ._simulation.arguments import (
     IMPLICIT_METHODS, _as_float, _check_impact_frames, _check_impacts,
     _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
@@ -74,7 +73,7 @@ from ._simulation.arguments import (
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
-from ._simulation.numeric_model import NumericModel, _symbol_key
+from ._simulation.numeric_model import NumericModel
 from ._simulation.partition import PartitionRecord
 from ._simulation.problem import Problem, evaluate_outputs
 from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
@@ -385,22 +384,6 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
                           RuntimeWarning, stacklevel=3)
             per_model[key] = _numeric_model(kane, key[0], 'numpy')
     return per_model[key]
-
-
-def _constraint_solver(nm, options):
-    """The :class:`HolonomicConstraintSolver` of the model's configuration
-    constraints under ``options``, made once per model and options and kept
-    with the numeric model: its constants are placeholders, and each run
-    takes a copy with its own values
-    (:meth:`~HolonomicConstraintSolver.with_constants`, which shares the
-    generated code)."""
-    used = sorted(nm.f_h.free_symbols - {_TIME}, key=_symbol_key)
-
-    def build():
-        return HolonomicConstraintSolver.from_kanes_method(
-            nm.kane, {s: 1.0 for s in used}, **options)
-    return nm.derived(('constraint solver', tuple(sorted(options.items()))),
-                      build)
 
 
 def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
@@ -829,8 +812,7 @@ class Simulation:
         self._constraint_options = dict(constraint_options or {})
         # the constants of the configuration constraints get their values
         # per run (a copy of this solver, sharing its code)
-        self._solver = (_constraint_solver(nm, self._constraint_options)
-                        if nm.has_config_constraints else None)
+        self._solver = nm.constraint_solver(self._constraint_options)
         # the first run's first solve loads numba's Newton kernel (it is
         # reported with the kernels' loading, not the set-up)
         self._first_run = True
@@ -1099,7 +1081,7 @@ class Simulation:
                [-4.905,  0.   ]])
         """
         return linearize_model(self._nm, operating_point, constants, inputs,
-                               specified, time)
+                               specified, time, self._constraint_options)
 
     def equilibrium(self, guess, constants, *, specified=None, time=0.0,
                     tolerance=1e-10):
@@ -1129,4 +1111,4 @@ class Simulation:
         45.0
         """
         return equilibrium_model(self._nm, guess, constants, specified, time,
-                                 tolerance)
+                                 tolerance, self._constraint_options)

@@ -46,7 +46,6 @@ from scipy import linalg, optimize
 from sympy.physics.mechanics import dynamicsymbols
 
 from .arguments import _initial_state, _pack_constants
-from ..constraints import HolonomicConstraintSolver
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
@@ -170,14 +169,9 @@ class LinearFunctions:
 
 
 def _kept(nm, name, build):
-    """``build()``, made once per numeric model and kept with it."""
-    derived = getattr(nm, 'derived', None)
-    if derived is not None:
-        return derived(('linearization', name), build)
-    cache = nm.__dict__.setdefault('_linearization', {})
-    if name not in cache:
-        cache[name] = build()
-    return cache[name]
+    """``build()``, made once per numeric model and kept with it
+    (:meth:`.numeric_model.NumericModel.derived`)."""
+    return nm.derived(('linearization', name), build)
 
 
 def linear_functions(nm):
@@ -186,18 +180,13 @@ def linear_functions(nm):
     return _kept(nm, 'functions', lambda: LinearFunctions(nm))
 
 
-def constraint_solver(nm, constants_map):
+def constraint_solver(nm, constants_map, options=None):
     """The :class:`HolonomicConstraintSolver` of the configuration
     constraints of ``nm`` (made once and kept with it) with the values of
     ``constants_map``; None without configuration constraints."""
     if not nm.has_config_constraints:
         return None
-
-    def build():
-        used = sorted(nm.f_h.free_symbols - {_TIME}, key=sm.default_sort_key)
-        return HolonomicConstraintSolver.from_kanes_method(
-            nm.kane, {s: 1.0 for s in used})
-    solver = _kept(nm, 'solver', build)
+    solver = nm.constraint_solver(options)
     return solver.with_constants({k: constants_map[k]
                                   for k in solver.constants})
 
@@ -290,7 +279,7 @@ def linearize_at(nm, x, input_columns, model_set=False):
     else:
         u_ind, Tu, S = np.arange(nu), np.eye(nu), np.zeros((nu, nq))
     # the state x = [dq_I, du_J] and the inputs ds
-    ni, nj = len(q_ind), len(u_ind)
+    nj = len(u_ind)
     dq = np.hstack([Tq, np.zeros((nq, nj))])
     du = np.hstack([S @ Tq, Tu])
     cols = np.asarray(input_columns, dtype=int)
@@ -560,7 +549,7 @@ class LinearModel:
 
 
 def _operating_values(nm, point, constants, specified, time, what,
-                      speeds=True):
+                      speeds=True, options=None):
     """The checked ``(x, q, u, constraint solver)`` of an operating point:
     ``x`` is the numeric model's input vector with the dependent
     coordinates and speeds solved (MissingValuesError listing every
@@ -615,7 +604,7 @@ def _operating_values(nm, point, constants, specified, time, what,
     if problems:
         raise MissingValuesError(f'{what}: ' + '; '.join(problems))
     constants_map = dict(zip(nm.constants, c))
-    solver = constraint_solver(nm, constants_map)
+    solver = constraint_solver(nm, constants_map, options)
     x = nm.pack(time, q, u, c, np.array(s, dtype=float))
     if solver is not None:
         # assembled from the guess first, as simulate() does: the
@@ -679,7 +668,7 @@ def _dependent_speeds(nm, vel, u):
 
 
 def linearize_model(nm, operating_point, constants, inputs, specified,
-                    time):
+                    time, constraint_options=None):
     """:meth:`Simulation.linearize`'s work on its numeric model."""
     if inputs is None:
         inputs = []
@@ -694,7 +683,8 @@ def linearize_model(nm, operating_point, constants, inputs, specified,
                 f'they are {[str(s) for s in nm.specified]}.')
         columns.append(nm.specified.index(item))
     x, q, u, _ = _operating_values(nm, operating_point, constants,
-                                   specified, time, 'operating_point')
+                                   specified, time, 'operating_point',
+                                   options=constraint_options)
     A, B, q_ind, u_ind = linearize_at(nm, x, columns)
     states = [nm.q[i] for i in q_ind] + [nm.u[i] for i in u_ind]
     point = dict(zip(nm.q, map(float, q)))
@@ -702,12 +692,14 @@ def linearize_model(nm, operating_point, constants, inputs, specified,
     return LinearModel(A, B, states, inputs, point, x[0])
 
 
-def equilibrium_model(nm, guess, constants, specified, time, tolerance):
+def equilibrium_model(nm, guess, constants, specified, time, tolerance,
+                      constraint_options=None):
     """:meth:`Simulation.equilibrium`'s work on its numeric model."""
     tolerance = _as_float('tolerance', tolerance)
     if not tolerance > 0:
         raise ValueError(f'tolerance must be positive, got {tolerance}.')
     x, q, _, solver = _operating_values(nm, guess, constants, specified,
-                                        time, 'guess', speeds=False)
+                                        time, 'guess', speeds=False,
+                                        options=constraint_options)
     q = equilibrium_at(nm, solver, q, x, tolerance)
     return dict(zip(nm.q, map(float, q)))

@@ -25,6 +25,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._equations import unconstrained_equations
+from ..constraints import HolonomicConstraintSolver
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
 from .._numeric import eom_blocks
@@ -300,6 +301,25 @@ class NumericModel:
             found = build()
             lru_put(self._derived, key, found, OUTPUT_CACHE_SIZE)
         return found
+
+    def constraint_solver(self, options=None):
+        """The :class:`~sympy_loads.HolonomicConstraintSolver` of the
+        configuration constraints under ``options`` (its keyword
+        options), made once per set of options and kept with the model
+        (:meth:`derived`); None without configuration constraints. Its
+        constants are placeholders: a run takes a copy with its own values
+        (:meth:`~sympy_loads.HolonomicConstraintSolver.with_constants`,
+        which shares the generated code)."""
+        if not self.has_config_constraints:
+            return None
+        options = dict(options or {})
+        used = sorted(self.f_h.free_symbols - {_TIME}, key=_symbol_key)
+
+        def build():
+            return HolonomicConstraintSolver.from_kanes_method(
+                self.kane, {s: 1.0 for s in used}, **options)
+        return self.derived(
+            ('constraint solver', tuple(sorted(options.items()))), build)
 
     def output_function(self, outputs):
         """The :class:`OutputSpec` of the ``outputs`` mapping, generated
