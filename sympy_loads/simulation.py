@@ -539,7 +539,10 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         callable ``f(t) -> float``, a callable ``f(t, q, u)`` of the full
         coordinates and speeds in model order (state feedback) or a SymPy
         expression of the coordinates, speeds, time and constants
-        (compiled into the right-hand side) for each.
+        (compiled into the right-hand side) for each. A constant of such
+        an expression that the equations do not have (a gain) is given in
+        ``constants`` like the others; its value is compiled in, so each
+        new value generates the equations once more.
     outputs : mapping, optional
         Name -> SymPy expression (scalar or column matrix) evaluated at
         every sample, e.g. ``{'energy': T + V}``. Expressions may contain
@@ -988,7 +991,9 @@ class Simulation:
         nm = self._nm
         c_all, missing_c, all_constants = _pack_constants(
             nm, constants, self._extra_constants)
-        spec_functions, missing_s = _specified_functions(nm, specified, t0)
+        spec_functions, missing_s, missing_g = _specified_functions(
+            nm, specified, t0, all_constants)
+        missing_c = missing_c + missing_g
         q0, u0, missing_x = _initial_state(nm, initial_conditions)
         problems = [f'{what}: {[_name(s) for s in missing]}'.replace(
             "'", '') for what, missing in (

@@ -202,13 +202,28 @@ class TestArguments:
                                    cart['constants'],
                                    specified={cart['F']: lambda t, q: 0.0})
 
-    def test_expression_with_an_unknown_symbol_is_refused(self, cart):
+    def test_a_gain_is_a_constant_of_the_run(self, cart):
+        """A constant of the feedback that the equations do not have (a
+        gain) takes its value from constants: the run equals the one with
+        the number written in, and a run without it lists it as
+        missing."""
         x, th, v, w = cart['states']
         gain = sm.Symbol('k_p')
-        with pytest.raises(ValueError, match=r'k_p.*not constants'):
-            cart['simulation'].run((0, 1), {x: 0, th: 0, v: 0, w: 0},
-                                   cart['constants'],
+        start = {x: 0, th: 0.05, v: 0, w: 0}
+        with pytest.raises(ValueError, match=r'missing constants: \[k_p\]'):
+            cart['simulation'].run((0, 1), start, cart['constants'],
                                    specified={cart['F']: -gain * th})
+        runs = [cart['simulation'].run(
+            (0, 1), start, {**cart['constants'], gain: value},
+            specified={cart['F']: -gain * th}, t_eval=[0.5, 1.0],
+            rtol=RTOL, atol=ATOL) for value in (40.0, 80.0)]
+        written = cart['simulation'].run(
+            (0, 1), start, cart['constants'],
+            specified={cart['F']: -80.0 * th}, t_eval=[0.5, 1.0],
+            rtol=RTOL, atol=ATOL)
+        np.testing.assert_allclose(runs[1].y, written.y, rtol=1e-12,
+                                   atol=1e-14)
+        assert not np.allclose(runs[0].y, runs[1].y, rtol=1e-3)
 
     def test_function_of_time_is_still_a_function_of_time(self, cart):
         x, th, v, w = cart['states']

@@ -174,11 +174,14 @@ class CompiledFeedback(ConstantInput):
         self.expression = expression
 
 
-def check_expression(nm, symbol, expression):
+def check_expression(nm, symbol, expression, constants=None):
     """``expression`` (a SymPy expression given for the specified input
     ``symbol``) in the model's symbols: its time derivatives of
-    coordinates replaced by the kinematic equations; ValueError naming
-    what it may not contain."""
+    coordinates replaced by the kinematic equations, and its constants
+    that are not the model's (a gain) replaced by their values in
+    ``constants`` (matched by symbol, else by a unique name). Returns
+    ``(expression, missing constants)``; ValueError naming what it may
+    not contain."""
     if isinstance(expression, sm.MatrixBase) or not isinstance(
             expression, sm.Expr):
         raise TypeError(f'specified[{symbol}] must be a number, a callable '
@@ -197,34 +200,49 @@ def check_expression(nm, symbol, expression):
     names = {c.name for c in nm.constants}
     extra = [s for s in expression.free_symbols - {_TIME}
              if s.name not in names]
-    if extra:
-        raise ValueError(
-            f'specified[{symbol}]: the expression contains '
-            f'{sorted(map(str, extra))}, which are not constants of the '
-            f"model's equations; substitute their values "
-            f'(expression.subs(...)) or give the input as a function '
-            f'f(t, q, u).')
-    return expression
+    if not extra:
+        return expression, []
+    constants = constants or {}
+    by_name = {}
+    for key, value in constants.items():
+        by_name.setdefault(key.name, []).append(value)
+    values, missing = {}, []
+    for s in sorted(extra, key=sm.default_sort_key):
+        if s in constants:
+            values[s] = constants[s]
+        elif len(by_name.get(s.name, ())) == 1:
+            values[s] = by_name[s.name][0]
+        else:
+            missing.append(s)
+    # a constant of the feedback only (a gain) is compiled in as its value
+    # (the equations are generated once per set of values)
+    return expression.xreplace({s: sm.Float(v) for s, v in
+                                values.items()}), missing
 
 
-def _specified_functions(nm, specified, t0):
+def _specified_functions(nm, specified, t0, constants=None):
     """Return a list of callables of t (in ``nm.specified`` order; state
-    feedback as the types of :mod:`.feedback`) and the missing inputs."""
+    feedback as the types of :mod:`.feedback`), the missing inputs and
+    the missing constants of feedback expressions (``constants``: the
+    run's, as floats)."""
     specified = {} if specified is None else specified
     if not hasattr(specified, 'items'):
         raise TypeError(f'specified must be a mapping from time functions '
                         f'to numbers, callables f(t) or f(t, q, u), or SymPy '
                         f'expressions of the state, not '
                         f'{type(specified).__name__}.')
-    functions, missing = [], []
+    functions, missing, missing_constants = [], [], []
     for symbol in nm.specified:
         if symbol not in specified:
             missing.append(symbol)
             continue
         value = specified[symbol]
         if isinstance(value, sm.Basic) and not isinstance(value, sm.Number):
-            functions.append(CompiledFeedback(
-                symbol, check_expression(nm, symbol, value)))
+            expression, lacking = check_expression(nm, symbol, value,
+                                                   constants)
+            missing_constants += [s for s in lacking
+                                  if s not in missing_constants]
+            functions.append(CompiledFeedback(symbol, expression))
         elif callable(value) and _takes_state(symbol, value):
             functions.append(StateFeedback(value, symbol))
         elif callable(value):
@@ -240,7 +258,7 @@ def _specified_functions(nm, specified, t0):
             f'specified: {sorted(map(str, unknown))} do not appear in the '
             f'equations of motion; the specified inputs are '
             f'{[str(s) for s in nm.specified]}.')
-    return functions, missing
+    return functions, missing, missing_constants
 
 
 def _takes_state(symbol, function):

@@ -12,12 +12,15 @@ A specified input may be given as
   side's diagnosing path (:class:`.problem.Problem`), which solves them
   first, in place of the single compiled call (that call solves them
   inside the kernel, after the specified values are set);
-* a SymPy expression of the coordinates, speeds, time and the model's
-  constants (:class:`.arguments.CompiledFeedback`): it is substituted into the
+* a SymPy expression of the coordinates, speeds, time and constants
+  (:class:`.arguments.CompiledFeedback`): it is substituted into the
   model's equations of motion, which are generated again for that set of
   expressions (once; kept with the numeric model, see
   :func:`with_feedback`), so the run stays wholly compiled, stepping
-  included.
+  included. Constants of the expression that the equations do not have
+  (gains) are substituted by the run's values first, so another value of
+  a gain generates the equations again (milliseconds to a second, then
+  kept).
 
 Where the state is not at hand (the constraint kernels, which never read
 the specified inputs: the velocity constraints may not contain them), a
@@ -34,12 +37,8 @@ import sympy as sm
 from .arguments import CompiledFeedback, StateFeedback
 from .._numeric.codegen import (MiscompiledError, generate,
                                symengine_available, to_symengine)
-from .._utils import lru_get, lru_put
 
 __all__ = []
-
-# feedback variants kept per numeric model (see with_feedback)
-VARIANT_CACHE_SIZE = 8
 
 
 def with_feedback(nm, spec_functions):
@@ -55,15 +54,7 @@ def with_feedback(nm, spec_functions):
         return nm
     key = ('feedback',) + tuple((i, f.expression)
                                 for i, f in sorted(slots.items()))
-    derived = getattr(nm, 'derived', None)
-    if derived is not None:
-        return derived(key, lambda: _variant(nm, slots))
-    cache = nm.__dict__.setdefault('_feedback_variants', {})
-    found = lru_get(cache, key)
-    if found is None:
-        found = _variant(nm, slots)
-        lru_put(cache, key, found, VARIANT_CACHE_SIZE)
-    return found
+    return nm.derived(key, lambda: _variant(nm, slots))
 
 
 def _variant(nm, slots):
