@@ -31,17 +31,16 @@ inverse is formed, so nothing is 0/0 where ``K_d`` is regular.
 [positions in x of the dependent coordinates (nqd), independent speeds
 (nu - m), dependent speeds (m)]`` (speeds as indices into ``u``);
 ``opts = [tol, step_tol, max_iterations, branch, partition threshold,
-scale of Phi_q]`` (the Newton iteration's options, the assembly branch
-followed, see :func:`correct`, the threshold below which :func:`rhs`
-reports that a change of partition is due, 0 for never, and the largest
-column norm of the full ``Phi_q`` where the partition was chosen) and
-``info = [iterations, residual, pivot ratio of Phi_qd, status, measure of
-Phi_qd, measure of K_d]``. A block's *measure* is its smallest pivot (QR
-with column pivoting for ``Phi_qd``, LU with partial pivoting for
-``K_d``) over the largest column norm of the full matrix (``opts[5]``
-for ``Phi_q``, ``K`` itself for the speeds): unlike the block's own pivot
-ratio it also falls where a block shrinks as a whole (a single dependent
-coordinate or speed).
+scale of Phi_q, scale of K]`` (the Newton iteration's options, the
+assembly branch followed, see :func:`correct`, the threshold below which
+:func:`rhs` reports that a change of partition is due, 0 for never, and
+the largest column norms of the full ``Phi_q`` and ``K`` where the
+partition was chosen) and ``info = [iterations, residual, pivot ratio of
+Phi_qd, status, measure of Phi_qd, measure of K_d]``. A block's *measure*
+is its smallest pivot (QR with column pivoting for ``Phi_qd``, LU with
+partial pivoting for ``K_d``) over that scale: unlike the block's own
+pivot ratio it also falls where a block shrinks as a whole (a single
+dependent coordinate or speed).
 
 The partition (``idx`` and the ``hol`` function, whose Jacobian columns are
 those of the dependent coordinates) is the caller's: the engine may choose
@@ -105,7 +104,7 @@ def branch_sign(work, nc, nd, perm):
 def correct(x, fn, dims, idx, opts, info, work, iwork):
     """Solve the dependent coordinates and speeds in ``x`` in place;
     returns a status code. ``opts = [tol, step_tol, max_iterations,
-    branch, threshold, scale]``: a nonzero ``branch`` is the sign of
+    branch, threshold, scales...]``: a nonzero ``branch`` is the sign of
     ``det(Phi_qd)`` on the assembly branch being followed, and a solution
     on the other side of a singular configuration is refused; the
     measures of the dependent blocks go to ``info[4]`` and ``info[5]``
@@ -147,17 +146,11 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
             for j in range(m):
                 A[i, j] = vel[i * nu + udep[j]]
         ratio = lu_factor(A, m, perm)
-        # the smallest pivot over the largest column norm of K
-        scale = 0.0
-        for j in range(nu):
-            column = 0.0
-            for i in range(m):
-                column += vel[i * nu + j] * vel[i * nu + j]
-            scale = max(scale, column)
-        smallest = np.inf
-        for j in range(m):
-            smallest = min(smallest, abs(A[j, j]))
-        info[5] = smallest / np.sqrt(scale) if scale > 0.0 else 0.0
+        if opts[6] > 0.0:
+            smallest = np.inf
+            for j in range(m):
+                smallest = min(smallest, abs(A[j, j]))
+            info[5] = smallest / opts[6]
         if not ratio >= VELOCITY_RATIO:
             return VELOCITY_SINGULAR
         lu_solve(A, m, perm, b, sol)
@@ -338,11 +331,11 @@ def rhs_packed(t, y, x, fn, ints, floats, ydot):
     integrator's calls (numba's dispatcher costs time per argument, about
     a fifth of an evaluation of a small model): ``ints = [dims (6), idx
     (nqd + nu), partitioned, eom_size, iwork...]`` and ``floats = [opts
-    (6), info (6), work...]`` (see :func:`packed_layout`)."""
+    (7), info (6), work...]`` (see :func:`packed_layout`)."""
     nqd, nu = ints[3], ints[1]
     end = 6 + nqd + nu
-    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:6],
-               ints[end] != 0, ints[end + 1], floats[6:12], floats[12:],
+    return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:7],
+               ints[end] != 0, ints[end + 1], floats[7:13], floats[13:],
                ints[end + 2:], ydot)
 
 
@@ -356,9 +349,9 @@ def inputs_packed(t, y, x, fn, ints, floats):
     end = 6 + nqd + nu
     x[0] = t
     load_state(y, x, ints[:6], ints[6:end], ints[end] != 0)
-    status = correct(x, fn, ints[:6], ints[6:end], floats[:6],
-                     floats[6:12], floats[12:], ints[end + 2:])
-    floats[9] = status
+    status = correct(x, fn, ints[:6], ints[6:end], floats[:7],
+                     floats[7:13], floats[13:], ints[end + 2:])
+    floats[10] = status
     return status
 
 
@@ -368,8 +361,8 @@ def packed_layout(dims, idx, partitioned, eom_size, work_size,
     ``opts``, ``info``, ``work`` and ``iwork`` as views into them."""
     head = np.concatenate([dims, idx, [int(partitioned), eom_size]])
     ints = np.concatenate([head, np.zeros(iwork_size)]).astype(np.int64)
-    floats = np.zeros(12 + work_size)
-    views = {'opts': floats[:6], 'info': floats[6:12], 'work': floats[12:],
+    floats = np.zeros(13 + work_size)
+    views = {'opts': floats[:7], 'info': floats[7:13], 'work': floats[13:],
              'iwork': ints[head.shape[0]:]}
     return ints, floats, views
 

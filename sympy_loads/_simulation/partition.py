@@ -36,12 +36,12 @@ its own partition and changes it during the run:
   there.
 
 A block's *measure* (:func:`block_measure`) is its smallest pivot over
-the largest column norm of the full Jacobian: about the sine of the angle
-between the block's columns and the rest where they turn parallel (two
-links lining up), and the relative size of a single dependent column
-where it vanishes (a knife edge's blade across its dependent speed). The
-kernels compute it at every evaluation from the factorizations they make
-anyway (:mod:`sympy_loads._numeric.rhs`).
+the largest column norm of the full Jacobian where the partition was
+chosen: about the sine of the angle between the block's columns where
+they turn parallel (two links lining up), and the relative size of a
+single dependent column where it vanishes (a knife edge's blade across
+its dependent speed). The kernels compute it at every evaluation from the
+factorizations they make anyway (:mod:`sympy_loads._numeric.rhs`).
 
 The state layout stays ``[q (all; dependent entries only as Newton's
 guesses), u_i]`` (:mod:`.problem`); a change of partition changes which
@@ -218,7 +218,7 @@ def column_scale(matrix):
     matrix = np.asarray(matrix, dtype=float)
     if matrix.size == 0:
         return 1.0
-    return float(np.max(np.linalg.norm(matrix, axis=0)))
+    return float(np.sqrt((matrix * matrix).sum(axis=0).max()))
 
 
 def block_measure(matrix, dependent, scale=None):
@@ -273,10 +273,10 @@ def full_jacobians(nm, x):
 
 
 def choose(nm, current, x, gain=PARTITION_GAIN):
-    """``(partition, measures, scale)``: the partition to integrate with
+    """``(partition, measures, scales)``: the partition to integrate with
     at the consistent input ``x``, the measures ``(Phi_qd, K_d)`` of its
-    blocks there (:func:`block_measure`) and the largest column norm of
-    the full ``Phi_q`` (the kernels' scale for the coordinates' measure).
+    blocks there (:func:`block_measure`) and the largest column norms of
+    the full ``Phi_q`` and ``K`` (the kernels' scales of the measures).
     A block of ``current`` is replaced by the best conditioned set of the
     full Jacobian where that is at least ``gain`` times better
     (:data:`PARTITION_GAIN`; after a step that failed in the current
@@ -299,6 +299,6 @@ def choose(nm, current, x, gain=PARTITION_GAIN):
                 q_dep = best
             else:
                 u_dep = best
-    scale = 1.0 if J is None else column_scale(J)
-    return (Partition(tuple(q_dep), tuple(u_dep)), tuple(measures),
-            scale if scale > 0.0 else 1.0)
+    scales = tuple(1.0 if matrix is None else (column_scale(matrix) or 1.0)
+                   for matrix in (J, K))
+    return Partition(tuple(q_dep), tuple(u_dep)), tuple(measures), scales

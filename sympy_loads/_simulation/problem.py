@@ -27,7 +27,7 @@ from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
 from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
                         ModelView, PartitionRecord, block_measure, choose,
-                        column_scale, full_jacobians)
+                        column_scale, full_jacobians, hol_function)
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
 
@@ -111,8 +111,8 @@ class Problem:
         # the gain the next reselect() asks for (see better_elsewhere())
         self._next_gain = PARTITION_GAIN
         opts = ([solver.tolerance, solver.step_tolerance,
-                 solver.max_iterations, 0.0, 0.0, 1.0] if solver else
-                [1e-12, 1e-10, 50, 0.0, 0.0, 1.0])
+                 solver.max_iterations, 0.0, 0.0, 1.0, 1.0] if solver else
+                [1e-12, 1e-10, 50, 0.0, 0.0, 1.0, 1.0])
         if self.compiled:
             start = time.perf_counter()
             from .._numeric import newton, rhs
@@ -218,19 +218,28 @@ class Problem:
         x = self.input_vector(t, q, np.zeros(self.nu))
         model = self.nm.model
         current = self.nm.partition
-        J, K = full_jacobians(model, x)
-        if J is not None:
-            self._opts[5] = column_scale(J) or 1.0
-        measures = (1.0 if J is None else block_measure(J, current.q_dep),
-                    1.0 if K is None else block_measure(K, current.u_dep))
+        nh, m = int(model.dims[2]), int(model.dims[4])
+        # the scales of the measures: the largest columns of Phi_q and K
+        if nh:
+            values = np.asarray(hol_function(model, range(self.nq))(x),
+                                dtype=float)
+            self._opts[5] = column_scale(values[nh:].reshape(
+                nh, self.nq)) or 1.0
+        if m:
+            values = np.asarray(model.functions['vel'](x), dtype=float)
+            self._opts[6] = column_scale(values[:m * self.nu].reshape(
+                m, self.nu)) or 1.0
+        # (the kernels' measures, as during the run; a few microseconds)
+        measures = (self.block_ratios(t, self.pack(q, np.zeros(self.nu)))
+                    if self.compiled else self._block_ratios_at(x))
         if min(measures) >= PARTITION_RATIO:
             if current != self.history[0][1]:
                 self._record(t, start=True)
             return
-        partition, _, scale = choose(model, current, x)
+        partition, _, scales = choose(model, current, x)
         if partition != current:
             self._set_partition(partition)
-            self._opts[5] = scale
+            self._opts[5:7] = scales
         if self.nm.partition != (tuple(int(i) for i in model.q_dep_idx),
                                  tuple(int(i) for i in model.u_dep_idx)):
             self._record(t, start=True)
@@ -268,7 +277,7 @@ class Problem:
 
     def _block_ratios_at(self, x):
         """The measures of the current blocks ``(Phi_qd, K_d)`` at the
-        input ``x`` (NumPy; ``Phi_qd``'s over the scale of ``Phi_q`` where
+        input ``x`` (NumPy; over the scales of ``Phi_q`` and ``K`` where
         the partition was chosen, as in the kernels)."""
         nm = self.nm
         nh, nqd, m = int(nm.dims[2]), len(nm.q_dep_idx), len(nm.u_dep_idx)
@@ -280,7 +289,8 @@ class Problem:
         if m:
             values = np.asarray(nm.functions['vel'](x), dtype=float)
             K = values[:m * self.nu].reshape(m, self.nu)
-            ratios[1] = block_measure(K, nm.u_dep_idx)
+            ratios[1] = block_measure(K, nm.u_dep_idx,
+                                      float(self._opts[6]))
         return tuple(ratios)
 
     def change_due(self, t, y):
@@ -341,12 +351,12 @@ class Problem:
         x = self.input_vector(t, q, u)
         current = self.nm.partition
         gain, self._next_gain = self._next_gain, PARTITION_GAIN
-        partition, ratios, scale = choose(self.nm.model, current, x, gain)
+        partition, ratios, scales = choose(self.nm.model, current, x, gain)
         if partition == current:
             self._lower_threshold(ratios)
             return None
         self._set_partition(partition)
-        self._opts[5] = scale
+        self._opts[5:7] = scales
         self._record(t)
         self.set_branch(t, q)
         self.threshold = min(PARTITION_RATIO, 0.5 * min(ratios))
