@@ -244,3 +244,32 @@ def test_missing_numba_internals_fall_back_to_numbas_own_cache(
     with pytest.warns(RuntimeWarning, match='IndexDataCacheFile'):
         kernel = load_kernel(tmp_path)
     assert kernel(1.0, 1.0, 1.0) == 2.0
+
+
+def test_an_edit_anywhere_in_the_package_recompiles_the_kernels(
+        tmp_path, cache_dir, monkeypatch):
+    """A kernel's machine code holds the kernels it calls in other files
+    (dop853.advance calls rhs, jump, newton), which numba's per-file stamp
+    does not see: an edit of rhs.py left advance's stale code in use. The
+    stamp covers every module of the package, so an edit anywhere in it
+    is a cache miss for every kernel."""
+    load_kernel(tmp_path)(1.0, 1.0, 1.0)
+    again = load_kernel(tmp_path)
+    assert again(2.0, 3.0, 1.0) == 7.0
+    assert hits_and_misses(again) == (1, 0)
+    monkeypatch.setattr(kernel_cache, '_PACKAGE_STAMP', ['another package'])
+    edited = load_kernel(tmp_path)
+    assert edited(2.0, 3.0, 1.0) == 7.0
+    assert hits_and_misses(edited) == (0, 1)
+
+
+def test_the_package_stamp_follows_every_file(tmp_path):
+    (tmp_path / 'a.py').write_text('x = 1\n')
+    (tmp_path / 'b.py').write_text('y = 2\n')
+    (tmp_path / 'notes.txt').write_text('not a module\n')
+    first = kernel_cache.package_stamp(str(tmp_path))
+    assert kernel_cache.package_stamp(str(tmp_path)) == first
+    (tmp_path / 'notes.txt').write_text('changed\n')
+    assert kernel_cache.package_stamp(str(tmp_path)) == first
+    (tmp_path / 'b.py').write_text('y = 3\n')
+    assert kernel_cache.package_stamp(str(tmp_path)) != first

@@ -35,6 +35,12 @@ kernels (:func:`.jit.jit` installs it) and adds:
   A file is unpickled only after its HMAC has been checked, so a damaged
   file, a plain numba file, or one written by anybody without the key is
   never unpickled.
+* **stamped with the whole package.** numba stamps an entry with its own
+  source file only, but a kernel's machine code also holds the kernels it
+  calls in other files (``dop853.advance`` calls :mod:`.rhs`, :mod:`.jump`,
+  :mod:`.newton`, :mod:`.linalg`), so an edit there left stale machine
+  code in use. The stamp here adds a digest of every module of this
+  package (:func:`package_stamp`): any change recompiles every kernel.
 * **rebuilt, not fatal.** Any problem reading an entry (a bad HMAC, an
   unreadable or incompatible pickle) is a cache miss: the damaged index is
   removed, the kernel compiled again and the entry saved anew.
@@ -186,6 +192,29 @@ class _CheckedImpl(CompileResultCacheImpl):
                         _UserWideLocator]
 
 
+_PACKAGE_STAMP = []
+
+
+def package_stamp(directory=os.path.dirname(os.path.abspath(__file__))):
+    """SHA-256 of the names and contents of the ``.py`` files in
+    ``directory`` (this package's by default, computed once per process):
+    part of every kernel's cache stamp, so that an edit of any kernel
+    invalidates the kernels that call it from other files."""
+    default = directory == os.path.dirname(os.path.abspath(__file__))
+    if default and _PACKAGE_STAMP:
+        return _PACKAGE_STAMP[0]
+    digest = hashlib.sha256()
+    for name in sorted(os.listdir(directory)):
+        if name.endswith('.py'):
+            digest.update(name.encode() + b'\0')
+            with open(os.path.join(directory, name), 'rb') as file:
+                digest.update(file.read() + b'\0')
+    stamp = digest.hexdigest()
+    if default:
+        _PACKAGE_STAMP.append(stamp)
+    return stamp
+
+
 def directory_key(path):
     """The HMAC key of the cache directory ``path`` (created on first use:
     32 random bytes in a file of mode 0600; a key file that is not a
@@ -297,7 +326,8 @@ class CheckedFunctionCache(FunctionCache):
         self._cache_file = CheckedIndexDataFile(
             cache_path=self._cache_path,
             filename_base=self._impl.filename_base,
-            source_stamp=self._impl.locator.get_source_stamp())
+            source_stamp=(self._impl.locator.get_source_stamp(),
+                          package_stamp()))
 
     def _usable(self):
         reason = untrusted(self._cache_path)
