@@ -58,7 +58,6 @@ partition of that stretch (:meth:`.problem.Problem.samples`).
    independent coordinates by pivoting on the constraint Jacobian).
 """
 
-import weakref
 from typing import NamedTuple
 
 import numpy as np
@@ -188,10 +187,6 @@ class ModelView:
             self.fn[0], self.fn[1] = hol.address or 0, hol.data
 
 
-# numeric model -> {dependent coordinates: generated ``hol`` function}
-_HOL = weakref.WeakKeyDictionary()
-
-
 def hol_function(nm, dependent):
     """``[Phi (nh), dPhi/dq_d (nh x len(dependent))]`` of ``nm`` as a
     generated function of its input vector (the model's own ``hol`` for
@@ -200,8 +195,8 @@ def hol_function(nm, dependent):
     dependent = tuple(int(i) for i in dependent)
     if dependent == tuple(int(i) for i in nm.q_dep_idx):
         return nm.functions['hol']
-    per_model = _HOL.setdefault(nm, {})
-    if dependent not in per_model:
+
+    def build():
         plain = nm._plain
         phi = list(sm.Matrix(nm.f_h).xreplace(plain))
         columns = [plain[nm.q[i]] for i in dependent]
@@ -209,8 +204,9 @@ def hol_function(nm, dependent):
             phi, columns = to_symengine(phi), to_symengine(columns)
         outputs = phi + [e.diff(s) for e in phi for s in columns]
         kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
-        per_model[dependent] = generate(nm.inputs(), outputs, kind, 'hol')
-    return per_model[dependent]
+        return generate(nm.inputs(), outputs, kind, 'hol')
+    # kept with the model (NumericModel.derived), as its other functions
+    return nm.derived(('hol', dependent), build)
 
 
 def column_scale(matrix):
