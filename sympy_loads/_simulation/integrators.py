@@ -350,25 +350,11 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         t_eval, dtype=float)
     capacity = samples.size if t_eval is not None else 256
     out_t, out_y = np.empty(capacity), np.empty((capacity, n))
-    if impacts is not None:
-        impact, row, out, g, k, per = impacts.kernel_arguments(t0, y)
-        limits, records = impacts.kernel_limits(), impacts.kernel_records()
-    else:
-        impact, row, out = np.zeros(2, dtype=np.int64), np.zeros(1), \
-            np.zeros(1)
-        g, k, per = np.zeros(0), 0, 0
-        limits = records = None     # the stepping without strike()
+    impact, row, out, g, k, per, limits, records = _impact_arguments(
+        impacts, t0, y)
     g_new = g.copy()
-    # impacts resolved in compiled code where they can be (state[S_RESOLVE])
-    state = np.zeros(STATE_SIZE)
-    state[S_T], state[S_H], state[S_T_END] = t0, h, t1
-    state[S_RTOL], state[S_ATOL], state[S_MAX_STEP] = rtol, atol, max_step
-    state[S_T_OLD], state[S_DIRECTION], state[S_T_FAILED] = (t0, direction,
-                                                             np.nan)
-    state[S_IMPACTS], state[S_PER_IMPACT] = k, per
-    state[S_RESOLVE] = 1 if resolve is not None and k else 0
-    state[S_FRESH] = 1                 # the kernel evaluates f first
-    state[S_BRACKET_END] = t1
+    state = _stepper_state(t0, t1, h, direction, rtol, atol, max_step, k,
+                           per, resolve is not None and k)
     K = np.empty((kernel.N_EXTENDED, n))
     F = np.empty((D.shape[0] + 3, n))
     y_old, y_new, stage = np.empty(n), np.empty(n), np.empty(n)
@@ -473,6 +459,37 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[S_NFEV]), njev=0,
         nlu=0, next_step=state[S_H], error=error, repartition=stop)
+
+
+def _impact_arguments(impacts, t0, y):
+    """``(impact, row, out, g, k, per, limits, records)`` of the compiled
+    stepping (see :meth:`.impacts.ImpactEngine.kernel_arguments`); without
+    impacts, empty arrays and ``limits = records = None`` (the stepping
+    without strike())."""
+    if impacts is None:
+        return (np.zeros(2, dtype=np.int64), np.zeros(1), np.zeros(1),
+                np.zeros(0), 0, 0, None, None)
+    impact, row, out, g, k, per = impacts.kernel_arguments(t0, y)
+    return (impact, row, out, g, k, per, impacts.kernel_limits(),
+            impacts.kernel_records())
+
+
+def _stepper_state(t0, t1, h, direction, rtol, atol, max_step, k, per,
+                   resolve):
+    """The compiled DOP853's state vector (the named indices ``S_...`` of
+    :mod:`sympy_loads._numeric`) at the start of a run: the kernel
+    evaluates the derivative first (``S_FRESH``) and, with ``resolve``,
+    resolves impacts in compiled code where it can (``S_RESOLVE``)."""
+    state = np.zeros(STATE_SIZE)
+    state[S_T], state[S_H], state[S_T_END] = t0, h, t1
+    state[S_RTOL], state[S_ATOL], state[S_MAX_STEP] = rtol, atol, max_step
+    state[S_T_OLD], state[S_DIRECTION], state[S_T_FAILED] = (t0, direction,
+                                                             np.nan)
+    state[S_IMPACTS], state[S_PER_IMPACT] = k, per
+    state[S_RESOLVE] = 1 if resolve else 0
+    state[S_FRESH] = 1
+    state[S_BRACKET_END] = t1
+    return state
 
 
 def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
