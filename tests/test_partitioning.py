@@ -323,6 +323,20 @@ def test_five_link_chain_for_thirty_seconds(chain5):
     assert result.constraint_residual.max() <= 1e-12
 
 
+@pytest.mark.parametrize('n', [8, 12])
+def test_longer_chains_for_thirty_seconds(n):
+    """Eight and twelve links from a hanging arc for 30 s at rtol 1e-10:
+    the energy stays constant to 1e-8 relative and the loop closed to the
+    Newton tolerance through every change of partition (5 and 33 changes
+    were seen)."""
+    chain = closed_chain(n)
+    result = _run(chain, 30.0, arc_start(chain), samples=301)
+    assert result.success, result.message
+    assert _relative_energy_error(result) < 1e-8
+    assert result.constraint_residual.max() <= 1e-12
+    assert len(result.partitions) >= 2
+
+
 @pytest.fixture(scope='module')
 def chain5_reference(chain5):
     return _run(chain5, 1.0, bent_start(chain5), samples=11)
