@@ -27,7 +27,7 @@ numeric code with common subexpressions eliminated: SymEngine's LLVM JIT
 compiles it in milliseconds and generic numba kernels, compiled once per
 installation, run the Newton iteration and the rate solves on it. Without
 SymEngine or numba, ``lambdify``-generated NumPy code and vectorized NumPy
-solves do the same (see ``sympy_loads._numeric``).
+solves do the same (``backend='numpy'``; see the API page's "Back ends").
 
 References
 ==========

@@ -497,42 +497,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     method : str, optional
         One of ``'RK45'``, ``'RK23'``, ``'DOP853'`` (default), ``'Radau'``,
         ``'BDF'``, ``'LSODA'`` (SciPy's ``solve_ivp``) or ``'odeint'``
-        (SciPy's ``odeint``: LSODA with its stepping loop in Fortran; same
-        ``rtol``/``atol`` meaning; ``t_eval`` samples are interpolated by
-        LSODA; without ``t_eval`` the result has the integrator's steps).
-        ``'DOP853'`` steps in compiled code where the right-hand side is
-        wholly compiled (the compiled back end, without
-        ``joint_friction`` or specified inputs given as functions): the
-        steps, dense output (``t_eval``) and event location (``impacts``)
-        of ``solve_ivp``'s DOP853, with the stages calling the compiled
-        model directly, which saves ``solve_ivp``'s Python work of about
-        0.1 ms per step; it also resolves the simple impacts (one contact
-        struck alone) there, and where an evaluation fails at a trial
-        stage it retries the step smaller instead of stopping. Elsewhere,
-        without ``t_eval`` or ``impacts``, it runs SciPy's compiled DOP853
-        (E. Hairer and G. Wanner's code, as ``scipy.integrate.ode``), and
-        ``solve_ivp``'s otherwise. The three
-        are the same method with the same error control, but the second's
-        step-size heuristics differ slightly, so its results agree with
-        the others to the tolerances, not to the last digit (and it may
-        stretch its last step by up to 1 % beyond ``max_step`` to end at
-        ``t_span[1]``). DOP853 suits non-stiff mechanisms; stiff ones
-        (stiff springs and dampers) run several times faster with
-        ``'odeint'`` or ``'LSODA'`` (see ``benchmarks/bench_stiff.py``).
-        The implicit methods (Radau, BDF) get a Jacobian of the
-        right-hand side by forward differences whose columns for the
-        dependent coordinates are exactly zero: in the
-        integrator's state those are only Newton's starting guesses, and
-        SciPy's own differences would enlarge their perturbation until
-        Newton jumps to another assembly branch. Finite differences
-        suffice because the right-hand side is smooth and computed to the
-        Newton tolerance, and the implicit methods' Newton iterations need
-        only an approximate Jacobian. A failed evaluation inside their
-        stage iterations makes them retry a smaller step; if they stop
-        advancing, the failure is raised. No method continues past a
-        singular (toggle) configuration onto another assembly branch.
-        When a method gives up (e.g. at a blow-up), the result keeps the
-        samples reached and ``success`` is False.
+        (SciPy's ``odeint``, LSODA with its stepping loop in Fortran;
+        ``t_eval`` samples are interpolated by it). ``'DOP853'`` suits
+        non-stiff mechanisms and steps in compiled code where the model is
+        wholly compiled; stiff ones (stiff springs, dampers, contacts) run
+        several times faster with ``'odeint'`` or ``'LSODA'``. Every method
+        gives the same trajectory to the tolerances; when one gives up, the
+        result keeps the samples reached and ``success`` is False. How
+        each runs: :doc:`/performance`.
     specified : mapping, optional
         Values of the specified inputs (time functions other than the
         coordinates and speeds appearing in the equations): a number, a
