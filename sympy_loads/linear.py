@@ -36,7 +36,7 @@ References
    https://doi.org/10.1098/rspa.2007.1857.
 .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
    Applications, McGraw-Hill, 1985, ch. 6 (linearized dynamical
-   equations).
+   equations). https://hdl.handle.net/1813/638
 """
 
 from ._errors import EquilibriumError
@@ -262,6 +262,7 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
 
     .. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985, sec. 6.1 (static equilibrium).
+       https://hdl.handle.net/1813/638
     """
     return _prepared(model, backend).equilibrium(
         guess, constants, specified=specified, time=time,

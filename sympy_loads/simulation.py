@@ -45,6 +45,7 @@ References
 .. [Wehage1982] R. A. Wehage, E. J. Haug, "Generalized coordinate
    partitioning for dimension reduction in analysis of constrained
    dynamic systems", J. Mech. Des. 104(1):247-255, 1982.
+   https://doi.org/10.1115/1.3256318
 .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
    Kinematics" (course module): Newton-Raphson position solve, velocity
    solve.
