@@ -753,11 +753,39 @@ class Problem:
                         f'{float(t):.10g} ({self.STUCK_EVALUATIONS} '
                         f'evaluations within {window:.3g} s; '
                         f'{format_state(self.state_symbols, y)}): '
-                        + (self.stall_hint or 'a singular configuration '
-                           'or a discontinuity in the loads?'), time=t)
+                        + self._stall_reason(t, y), time=t)
                 state['count'], state['mark'] = 0, state['front']
             return fun(t, y)
         return watched_fun
+
+    def _stall_reason(self, t, y):
+        """What a stalled integration most likely met: the stick-slip hint
+        where there is one, a singular configuration of the mechanism
+        where the Jacobian of the constraints with respect to *all*
+        coordinates nearly loses rank at ``(t, y)`` (singular value ratio
+        below :data:`.partition.PARTITION_FLOOR`, where the engine stops
+        choosing partitions: no choice of coordinates removes it), else
+        the general guess."""
+        if self.stall_hint:
+            return self.stall_hint
+        general = 'a singular configuration or a discontinuity in the loads?'
+        if not self.nm.has_config_constraints:
+            return general
+        try:
+            q, u = self.full_state(t, y)
+            J, _ = full_jacobians(self.nm, self.input_vector(t, q, u))
+            values = np.linalg.svd(J, compute_uv=False)
+        except Exception:   # a failure report must not fail itself
+            return general
+        rank = len(self.nm.q_dep_idx)
+        ratio = (values[rank - 1] / values[0] if rank and values[0] > 0
+                 else 1.0)
+        if not ratio < PARTITION_FLOOR:
+            return general
+        return (f'the Jacobian of the constraints with respect to all '
+                f'coordinates nearly loses rank there (singular value ratio '
+                f'{ratio:.2g}): the mechanism itself is singular, which no '
+                f'choice of independent coordinates removes.')
 
     def _give_up_if_stuck(self, t, error):
         """Raise ``error`` when the implicit method keeps failing at the
