@@ -34,10 +34,11 @@ to the integrator's accepted steps (SciPy's ``solve_ivp`` gives none), and it
 changes the state between steps, which invalidates the error estimate of the
 step; with partitioning the right-hand side is an ordinary smooth function of
 the independent state, so any SciPy integrator (including the implicit ones
-for stiff contact models) can be used unchanged. Its limitation is that the
-independent coordinates must parametrize the motion everywhere (the
-dependent-coordinate Jacobian must stay regular); choose them accordingly,
-e.g. the crank angle of a Grashof crank-rocker.
+for stiff contact models) can be used unchanged. The independent set is the
+engine's, not the model's: where the model's dependent block turns
+ill conditioned while the mechanism is regular (two links of a closed chain
+lining up), the engine chooses another set and goes on
+(:attr:`SimulationResult.partitions` records each change).
 
 References
 ==========
@@ -569,8 +570,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     constraint_options : dict, optional
         Keyword options of the :class:`HolonomicConstraintSolver`
         (``tolerance``, ``max_iterations``, ``backend``, ...). The solver
-        is built once per model, constraint constants and options, and
-        cached.
+        is built once per model and options and kept with the model; each
+        run uses it with its own values of the constants.
     impacts : sequence of Impact, optional
         Rigid impacts (:class:`~sympy_loads.Impact`, Newton's restitution
         law): each is located by the integrator's event location (its gap
@@ -1021,6 +1022,10 @@ class Simulation:
                 problem.kernel_seconds += time.perf_counter() - solve_start
                 self._first_run = False
             problem.set_branch(t0, q0)
+        else:
+            # without configuration constraints the partition of the speeds
+            # is still the engine's (assemble() chooses it otherwise)
+            problem.choose_at_start(t0, q0)
         u0 = problem.dependent_speeds(
             t0, q0, u0, problem.specified(t0) + [0.0] * len(nm.friction))
         y0 = problem.pack(q0, u0)

@@ -670,3 +670,70 @@ def test_knife_edge_turning_through_its_dependent_speeds_singularity(
     assert changes[0].time == pytest.approx(np.pi/2, abs=0.05)
     assert uy in changes[0].speeds and ux not in changes[0].speeds
     assert ux in changes[1].speeds and uy not in changes[1].speeds
+
+
+def _sled(scaled=False, dependent='u_x'):
+    """A sled on a knife edge heading theta (speed along the edge
+    constant), its constraint -sin(theta) u_x + cos(theta) u_y = 0 scaled
+    by r where ``scaled``; ``dependent`` names the model's dependent
+    speed. From (0, 0) heading 0 with u_x = 1 and omega = 1 it runs on the
+    unit circle: x = sin t, y = 1 - cos t."""
+    t = me.dynamicsymbols._t
+    x, y, th = me.dynamicsymbols('x y theta')
+    ux, uy, w = me.dynamicsymbols('u_x u_y omega')
+    m, inertia, r = sm.symbols('m I r')
+    N, B = me.ReferenceFrame('N'), me.ReferenceFrame('B')
+    B.orient_axis(N, N.z, th)
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    sled = me.RigidBody('sled', P, B, m, (me.inertia(B, 0, 0, inertia), P))
+    factor = r if scaled else 1
+    dep, ind = (ux, uy) if dependent == 'u_x' else (uy, ux)
+    kane = me.KanesMethod(
+        N, [x, y, th], [ind, w], kd_eqs=[x.diff(t) - ux, y.diff(t) - uy,
+                                         th.diff(t) - w],
+        u_dependent=[dep],
+        velocity_constraints=[factor * (-sm.sin(th) * ux
+                                        + sm.cos(th) * uy)])
+    kane.kanes_equations([sled], [])
+    constants = {m: 1.0, inertia: 0.1}
+    return kane, (x, y, th, ux, uy, w), constants, r
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_a_dependent_speed_singular_at_the_start_starts_anyway(backend):
+    """Velocity constraints only: the model's dependent u_x has the block
+    -sin(theta) = 0 at the start; the engine starts with u_y dependent
+    instead (it used to raise 'choose other independent speeds')."""
+    kane, (x, y, th, ux, uy, w), constants, _ = _sled()
+    times = np.linspace(0.0, 1.0, 11)
+    result = simulate(kane, (0.0, 1.0), {x: 0, y: 0, th: 0.0, ux: 1.0,
+                                         uy: 0.0, w: 1.0}, constants,
+                      t_eval=times, rtol=RTOL, atol=ATOL, backend=backend)
+    assert result.success, result.message
+    assert result.partitions and result.partitions[0].time == 0.0
+    assert ux in result.partitions[0].speeds
+    np.testing.assert_allclose(result.q[:, 0], np.sin(times), atol=1e-8)
+    np.testing.assert_allclose(result.q[:, 1], 1 - np.cos(times), atol=1e-8)
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+@pytest.mark.parametrize('r', [1.0, 1e-3])
+def test_the_measure_does_not_depend_on_the_constraints_units(backend, r):
+    """The same knife edge with its constraint scaled by r: the engine
+    changes partition as often (three times in 5 s, where u_y's block
+    cos(theta) passes zero) and the sled stays on its circle; with r =
+    1e-3 the compiled back end used to measure on the wrong scale, stop
+    re-selecting, and lose two digits while reporting success."""
+    kane, (x, y, th, ux, uy, w), constants, symbol = _sled(
+        scaled=True, dependent='u_y')
+    times = np.linspace(0.0, 5.0, 51)
+    result = simulate(kane, (0.0, 5.0), {x: 0, y: 0, th: 0.0, ux: 1.0,
+                                         w: 1.0}, {**constants, symbol: r},
+                      t_eval=times, rtol=RTOL, atol=ATOL, backend=backend)
+    assert result.success, result.message
+    assert len(result.partitions) == 3
+    np.testing.assert_allclose(result.q[:, 0], np.sin(times), atol=1e-8)

@@ -45,8 +45,8 @@ def with_feedback(nm, spec_functions):
     """``nm`` itself, or where some specified inputs are
     :class:`CompiledFeedback`, its variant with their expressions
     substituted into the equations of motion (generated once per set of
-    expressions and kept with ``nm``; the last
-    :data:`VARIANT_CACHE_SIZE`). The variant has the same input vector as
+    expressions and kept with ``nm``,
+    :meth:`.numeric_model.NumericModel.derived`). The variant has the same input vector as
     ``nm``, so everything else made for ``nm`` serves it too."""
     slots = {i: f for i, f in enumerate(spec_functions)
              if isinstance(f, CompiledFeedback)}

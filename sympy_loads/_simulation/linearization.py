@@ -48,6 +48,7 @@ from sympy.physics.mechanics import dynamicsymbols
 from .arguments import _initial_state, _pack_constants
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
+from .._numeric import eom_blocks
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available, to_symengine)
 from .._utils import _as_float
@@ -92,20 +93,18 @@ class LinearFunctions:
         eom = convert(list(nm.functions['eom'].outputs))
         K = [vel[i * nu:(i + 1) * nu] for i in range(m)]
         k = vel[m * nu:m * nu + m]
+        f_kin, mass, forcing, g0, end = eom_blocks(
+            nq, nu, m, nm.kinematics_is_identity)
         if nm.kinematics_is_identity:
             one, zero = convert([sm.Integer(1), sm.Integer(0)])
             Mk = [[one if i == j else zero for j in range(nq)]
                   for i in range(nq)]
-            offset = 0
         else:
             Mk = [eom[i * nq:(i + 1) * nq] for i in range(nq)]
-            offset = nq * nq
-        fk = eom[offset:offset + nq]
-        offset += nq
-        M = [eom[offset + i * nu:offset + (i + 1) * nu] for i in range(nu)]
-        offset += nu * nu
-        F = eom[offset:offset + nu]
-        g = eom[offset + nu:offset + nu + m] if m else []
+        fk = eom[f_kin:mass]
+        M = [eom[mass + i * nu:mass + (i + 1) * nu] for i in range(nu)]
+        F = eom[forcing:g0]
+        g = eom[g0:end] if m else []
         h = [sum((K[i][j] * plain_u[j] for j in range(nu)), k[i])
              for i in range(m)]
         Rk = [sum((Mk[i][j] * qd[j] for j in range(nq)), -fk[i])
@@ -224,16 +223,17 @@ def rates(nm, x):
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     with np.errstate(all='ignore'):
         e = np.asarray(nm.functions['eom'](x), dtype=float).ravel()
+        f_kin, mass, forcing, g0, end = eom_blocks(
+            nq, nu, m, nm.kinematics_is_identity)
         if nm.kinematics_is_identity:
-            qdot, offset = e[:nq].copy(), nq
+            qdot = e[:nq].copy()
         else:
-            qdot = np.linalg.solve(e[:nq * nq].reshape(nq, nq),
-                                   e[nq * nq:nq * nq + nq])
-            offset = nq * nq + nq
-        M = e[offset:offset + nu * nu].reshape(nu, nu)
-        F = e[offset + nu * nu:offset + nu * nu + nu]
+            qdot = np.linalg.solve(e[:f_kin].reshape(nq, nq),
+                                   e[f_kin:mass])
+        M = e[mass:forcing].reshape(nu, nu)
+        F = e[forcing:g0]
         if m:
-            g = e[offset + nu * nu + nu:offset + nu * nu + nu + m]
+            g = e[g0:end]
             vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
             K = vel[:m * nu].reshape(m, nu)
             system = np.block([[M, -K.T], [K, np.zeros((m, m))]])

@@ -54,7 +54,7 @@ class NumericModel:
 
     def __init__(self, kane, friction_symbols=(), backend='compiled'):
         start = time.perf_counter()
-        # weakly: the caches of simulate() are keyed weakly by the
+        # weakly: simulate()'s cache of numeric models is keyed weakly by the
         # KanesMethod, and a strong reference from their values would keep
         # every model (and its machine code) alive for the whole session
         self._kane = weakref.ref(kane)
@@ -122,9 +122,6 @@ class NumericModel:
         # what is derived from the model once and reused by every run
         # (see derived()): the constraint solver, the impacts' functions
         self._derived = {}
-        # output functions generated so far (the cache above keeps only
-        # the last few): a pickle made before is out of date
-        self.generated = 0
 
     def _check_and_collect(self, everything, f_h, kane):
         """Set ``specified`` and the candidate constants (by name)."""
@@ -391,7 +388,6 @@ class NumericModel:
         entry = OutputSpec(list(outputs), shapes, sizes, function, extra,
                            uses_udot)
         lru_put(self._outputs, key, entry, OUTPUT_CACHE_SIZE)
-        self.generated += 1
         return entry
 
 
@@ -412,6 +408,8 @@ class OutputSpec(NamedTuple):
     uses_udot: bool
 
 
-# output functions kept per numeric model (simulate()'s outputs and each
-# list of impacts, see _impacts.impact_outputs)
+# output functions kept per numeric model (simulate()'s outputs), and
+# entries of NumericModel.derived (constraint solvers, the impacts'
+# functions, feedback variants, other partitions' functions, the
+# linearization's)
 OUTPUT_CACHE_SIZE = 16

@@ -58,6 +58,7 @@ partition of that stretch (:meth:`.problem.Problem.samples`).
    independent coordinates by pivoting on the constraint Jacobian).
 """
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -210,11 +211,14 @@ def hol_function(nm, dependent):
 
 
 def column_scale(matrix):
-    """The largest column norm of ``matrix`` (1.0 for an empty one)."""
+    """The largest column norm of ``matrix`` (1.0 for an empty one, or
+    where it is zero or not finite: a NaN scale would silence the
+    kernels' check of the measures)."""
     matrix = np.asarray(matrix, dtype=float)
     if matrix.size == 0:
         return 1.0
-    return float(np.sqrt((matrix * matrix).sum(axis=0).max()))
+    scale = float(np.sqrt((matrix * matrix).sum(axis=0).max()))
+    return scale if math.isfinite(scale) and scale > 0.0 else 1.0
 
 
 def block_measure(matrix, dependent, scale=None):

@@ -352,11 +352,12 @@ class Problem:
         current = self.nm.partition
         gain, self._next_gain = self._next_gain, PARTITION_GAIN
         partition, ratios, scales = choose(self.nm.model, current, x, gain)
+        # the kernels measure on the scales the ratios were measured on
+        self._opts[5:7] = scales
         if partition == current:
             self._lower_threshold(ratios)
             return None
         self._set_partition(partition)
-        self._opts[5:7] = scales
         self._record(t)
         self.set_branch(t, q)
         self.threshold = min(PARTITION_RATIO, 0.5 * min(ratios))
@@ -571,9 +572,9 @@ class Problem:
         except np.linalg.LinAlgError:
             raise SimulationError(
                 f'the velocity constraints are singular in the dependent '
-                f'speeds at t = {float(t):.10g} '
-                f'({format_state(nm.q, q)}); choose other independent '
-                f'speeds.', time=t, q=q, u=u) from None
+                f'speeds {[str(nm.u[i]) for i in nm.u_dep_idx]} at t = '
+                f'{float(t):.10g} ({format_state(nm.q, q)}).', time=t, q=q,
+                u=u) from None
 
     def check_inputs(self, t, y):
         """Raise a :class:`SimulationError` naming the culprit when the
