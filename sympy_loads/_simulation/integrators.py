@@ -361,15 +361,6 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
     times, states = [], []
     buffers = [out_t, out_y]
 
-    def record(t, y_sample, written):
-        """Append one sample (no t_eval); returns the new count."""
-        if written == buffers[0].size:
-            buffers[:] = _flush(times, states, buffers[0], buffers[1],
-                                written)
-            written = 0
-        buffers[0][written], buffers[1][written] = t, y_sample
-        return written + 1
-
     if t_eval is None:
         times.append(np.array([t0]))
         states.append(y[:, None].copy())
@@ -396,7 +387,8 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
                 F, y_old, t_old, state[S_T] - t_old, t_hit, direction,
                 samples, int(state[S_NEXT_SAMPLE]), out_t, out_y, written)
             if t_eval is None:
-                written = record(t_hit, y_hit, written)
+                written = _record(buffers, times, states, t_hit, y_hit,
+                                  written)
             if resolve is not None:
                 try:
                     y_after = resolve(t_hit, y_hit)
@@ -406,7 +398,8 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
                     error, status, message = exc, -1, str(exc)
                 else:
                     if t_eval is None:
-                        written = record(t_hit, y_after, written)
+                        written = _record(buffers, times, states, t_hit,
+                                          y_after, written)
                     y[:] = y_after
                     g[:] = impacts.kernel_gaps(t_hit, y)
                     limits[:] = impacts.kernel_limits()
@@ -439,12 +432,14 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
             rest_eval = None if t_eval is None else samples[
                 int(state[S_NEXT_SAMPLE]):]
             rest = _hand_over(fun, state, stage, y, t1, rest_eval, rtol,
-                              atol, max_step, impacts)
+                              atol, max_step, impacts,
+                              problem if problem.threshold else None)
             skip = 1 if t_eval is None else 0       # (state[S_T], y) again
             times.append(rest.t[skip:])
             states.append(rest.y[:, skip:])
             state[S_NFEV] += rest.nfev
             status, message = rest.status, rest.message
+            stop = rest.repartition
             if rest.status == 1:
                 events, y_events = rest.t_events, rest.y_events
         elif code == kernel.TOO_SMALL:
@@ -493,21 +488,36 @@ def _stepper_state(t0, t1, h, direction, rtol, atol, max_step, k, per,
 
 
 def _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol, max_step,
-               impacts):
+               impacts, watch=None):
     """The rest of a compiled DOP853 run whose evaluation failed at the
     trial ``stage`` of the step from ``(state[S_T], y)``: the diagnosing
     path (``fun``) raises, or copes, and then SciPy's own DOP853 takes the
     rest from ``state[S_T]`` (it calls the same function), with the impacts'
-    events where there are impacts."""
+    events where there are impacts, and stopping where a change of
+    partition is due (``watch``, the problem; the outcome's
+    ``repartition``)."""
     fun(state[S_T_FAILED], stage.copy())
     first = min(state[S_H], abs(t1 - state[S_T])) if state[S_H] > 0 else None
     if impacts:
         return _ivp_with_impacts(fun, (state[S_T], t1), y, 'DOP853',
                                  rest_eval, rtol, atol, max_step, impacts,
-                                 first_step=first)
+                                 watch=watch, first_step=first)
+    if watch is not None:
+        return _ivp_stepped(fun, (state[S_T], t1), y, 'DOP853', rest_eval,
+                            rtol, atol, max_step, watch, first_step=first)
     return outcome(solve_ivp(fun, (state[S_T], t1), y, method='DOP853',
                              t_eval=rest_eval, rtol=rtol, atol=atol,
                              max_step=max_step, first_step=first))
+
+
+def _record(buffers, times, states, t, y_sample, written):
+    """Append one sample to the output ``buffers`` (no t_eval), flushing
+    them into ``times`` and ``states`` when full; returns the new count."""
+    if written == buffers[0].size:
+        buffers[:] = _flush(times, states, buffers[0], buffers[1], written)
+        written = 0
+    buffers[0][written], buffers[1][written] = t, y_sample
+    return written + 1
 
 
 def _flush(times, states, out_t, out_y, written):
