@@ -737,3 +737,38 @@ def test_the_measure_does_not_depend_on_the_constraints_units(backend, r):
     assert result.success, result.message
     assert len(result.partitions) == 3
     np.testing.assert_allclose(result.q[:, 0], np.sin(times), atol=1e-8)
+
+
+class _ExactSignPin:
+    """A constant friction magnitude at the first pin, given through the
+    protocol of exact-sign joint friction (its speed u1 is watched for
+    sticking), so the run goes phase by phase (stick_slip.StickSlip)."""
+
+    def __init__(self, magnitude):
+        self.magnitude = magnitude
+        self.symbols = [me.dynamicsymbols('F')]
+
+    def prepare(self, model, constants):
+        return lambda q, u, udot, t: np.array([self.magnitude])
+
+    def _stick_slip_speeds(self):
+        return [(self.symbols[0], me.dynamicsymbols('u1'))]
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_stick_slip_phases_change_partition_too(backend):
+    """The five-link chain with its first pin's friction run phase by
+    phase (the protocol of exact-sign friction: u1 is watched for
+    sticking and passes zero at about 0.45 s) changes partition where its
+    last links line up, as the plain run does; it used to stop there
+    ('the holonomic constraints could not be solved')."""
+    chain = closed_chain(5, friction=True)
+    result = simulate(chain.kane, (0.0, 1.0), bent_start(chain),
+                      chain.constants, t_eval=np.linspace(0.0, 1.0, 11),
+                      rtol=RTOL, atol=ATOL, backend=backend,
+                      joint_friction=[_ExactSignPin(0.01)])
+    assert result.success, result.message
+    assert len(result.partitions) == 1
+    assert 0.3 < result.partitions[0].time < 0.354
+    assert result.constraint_residual.max() <= 1e-12
+    assert result.velocity_residual.max() <= 1e-10

@@ -201,6 +201,16 @@ class StickSlip:
             direction[worst] = np.sign(h[worst])
         self.stuck, self.direction = stuck, direction
 
+    def _partition_event(self):
+        """A terminal event where the smallest measure of the current
+        dependent blocks falls through the problem's threshold."""
+        p = self.problem
+
+        def event(t, y):
+            return min(p.block_ratios(t, y)) - p.threshold
+        event.terminal, event.direction = True, -1
+        return event
+
     def _events(self):
         p = self.problem
         events = []
@@ -262,8 +272,13 @@ class StickSlip:
             if t_eval is not None:
                 phase_eval = t_eval[done_eval:]
                 phase_eval = phase_eval[phase_eval >= t]
+            events = self._events()
+            if p.threshold:
+                # the engine's partition is chosen again where a dependent
+                # block degrades (see .partition), as between phases
+                events.append(self._partition_event())
             solution = solve_ivp(fun, (t, t1), y, t_eval=phase_eval,
-                                 events=self._events(), **options)
+                                 events=events, **options)
             for name in counts:
                 counts[name] += int(getattr(solution, name, 0))
             phase_t = solution.t
@@ -280,6 +295,24 @@ class StickSlip:
             j = fired[0]
             t_new = float(solution.t_events[j][0])
             y = np.array(solution.y_events[j][0], dtype=float)
+            if j == len(self.speeds):         # the partition event
+                changed = p.reselect(t_new, y)
+                if changed is not None:
+                    y = np.asarray(changed, dtype=float)
+                    if t_eval is None and len(times[-1]):
+                        # the event's sample, in the old layout, is taken
+                        # again by the next phase in the new one
+                        times[-1] = times[-1][:-1]
+                        states[-1] = states[-1][:, :-1]
+                t = t_new
+                if t < t1:
+                    continue
+                if t_eval is None:
+                    times.append(np.array([t]))
+                    states.append(y[:, None])
+                status, message = 0, ('The solver successfully reached the '
+                                      'end of the integration interval.')
+                break
             at_rest = np.zeros(len(self.speeds), dtype=bool)
             if not self.stuck[j]:
                 index = self.state_index[j]
