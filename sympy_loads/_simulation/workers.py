@@ -1,6 +1,7 @@
 """The worker side of :func:`~sympy_loads.simulate_many`: pickling the
-prepared :class:`~sympy_loads.Simulation` and the options once, and running chunks of cases where the
-executor puts them (a worker process, a thread or a Dask worker).
+prepared :class:`~sympy_loads.Simulation` and the options once, and
+running chunks of cases where the executor puts them (a worker process, a
+thread or a Dask worker).
 
 Private module: :mod:`sympy_loads.parameter_study` holds the public
 functions and explains how the work is distributed.
