@@ -3,6 +3,7 @@
 from types import SimpleNamespace
 
 import pytest
+import sympy as sm
 import sympy.physics.mechanics as me
 
 
@@ -27,6 +28,39 @@ def line_particle():
     """``line_particle(mass, force)``: one particle on a line (see
     :func:`_line_particle`), the model of many small simulate() tests."""
     return _line_particle
+
+
+def _cart_pendulum():
+    """A cart (mass ``M``, position ``x``) with a pendulum bob (mass
+    ``m``, length ``l``, angle ``theta`` from upright), pushed by the
+    specified force ``F``. Returns ``(kane, (x, theta, v, omega), F,
+    constants)``."""
+    x, th, v, w, F = me.dynamicsymbols('x theta v omega F')
+    m, M, l, g = sm.symbols('m M l g')
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', (th, N.z))
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    C = O.locatenew('C', x * N.x)
+    C.set_vel(N, v * N.x)
+    P = C.locatenew('P', l * B.y)
+    P.v2pt_theory(C, N, B)
+    kane = me.KanesMethod(N, [x, th], [v, w],
+                          kd_eqs=[x.diff() - v, th.diff() - w])
+    kane.kanes_equations([me.Particle('cart', C, M),
+                          me.Particle('bob', P, m)],
+                         [(C, F * N.x - M * g * N.y), (P, -m * g * N.y)])
+    constants = {m: 0.5, M: 2.0, l: 0.8, g: 9.81}
+    return kane, (x, th, v, w), F, constants
+
+
+@pytest.fixture(scope='session')
+def cart_pendulum():
+    """``cart_pendulum()``: the cart with an inverted pendulum (see
+    :func:`_cart_pendulum`), the model of the linearization and
+    state-feedback tests."""
+    return _cart_pendulum
 
 
 @pytest.fixture(scope='session')

@@ -9,7 +9,7 @@ import sympy.physics.mechanics as me
 from scipy import linalg, optimize
 
 from sympy_loads import (EquilibriumError, LinearModel, Simulation,
-                         equilibrium, linearize, simulate)
+                         equilibrium, linearize)
 from sympy_loads.examples import four_bar
 from sympy_loads.examples._whipple import (MEIJAARD_CAPSIZE_SPEED,
                                            MEIJAARD_EIGENVALUES_5MS,
@@ -28,27 +28,6 @@ MEIJAARD_K2 = np.array([[0.0, 76.59734589573222],
                         [0.0, 2.65431523794604]])
 # the published values have 14 significant digits (M11 and K011 are exact)
 PUBLISHED_DIGITS = 1e-14
-
-
-def _cart_pendulum():
-    x, th, v, w, F = me.dynamicsymbols('x theta v omega F')
-    m, M, l, g = sm.symbols('m M l g')
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    C = O.locatenew('C', x * N.x)
-    C.set_vel(N, v * N.x)
-    P = C.locatenew('P', l * B.y)
-    P.v2pt_theory(C, N, B)
-    kane = me.KanesMethod(N, [x, th], [v, w],
-                          kd_eqs=[x.diff() - v, th.diff() - w])
-    kane.kanes_equations([me.Particle('cart', C, M),
-                          me.Particle('bob', P, m)],
-                         [(C, F * N.x - M * g * N.y), (P, -m * g * N.y)])
-    constants = {m: 0.5, M: 2.0, l: 0.8, g: 9.81}
-    return kane, (x, th, v, w), F, constants
 
 
 def _double_pendulum():
@@ -95,8 +74,8 @@ class TestAgainstKanesMethodLinearize:
     """Unconstrained models: A and B equal SymPy's to 1e-12 (relative to
     the largest entry; both are exact up to round-off)."""
 
-    def test_cart_pendulum_upright_with_input_force(self):
-        kane, (x, th, v, w), F, constants = _cart_pendulum()
+    def test_cart_pendulum_upright_with_input_force(self, cart_pendulum):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
         point = {x: 0.0, th: 0.0, v: 0.0, w: 0.0}
         A, B = _sympy_linearization(kane, point, F, 0.0, constants)
         lin = linearize(kane, point, constants, inputs=[F],
@@ -303,26 +282,26 @@ class TestFourBarEquilibrium:
 
 class TestArguments:
 
-    def test_missing_values_are_listed(self):
-        kane, (x, th, v, w), F, constants = _cart_pendulum()
+    def test_missing_values_are_listed(self, cart_pendulum):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
         with pytest.raises(ValueError, match=r'missing specified inputs.*F'):
             linearize(kane, {x: 0.0, th: 0.0, v: 0.0, w: 0.0}, constants)
 
-    def test_inputs_must_be_specified_inputs(self):
-        kane, (x, th, v, w), F, constants = _cart_pendulum()
+    def test_inputs_must_be_specified_inputs(self, cart_pendulum):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
         with pytest.raises(ValueError, match='inputs: theta'):
             linearize(kane, {x: 0.0, th: 0.0, v: 0.0, w: 0.0}, constants,
                       inputs=[th], specified={F: 0.0})
 
-    def test_operating_value_of_an_input_is_a_number(self):
-        kane, (x, th, v, w), F, constants = _cart_pendulum()
+    def test_operating_value_of_an_input_is_a_number(self, cart_pendulum):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
         with pytest.raises(TypeError, match=r'specified\[F\(t\)\] must be '
                            'a number'):
             linearize(kane, {x: 0.0, th: 0.0, v: 0.0, w: 0.0}, constants,
                       specified={F: lambda t: 0.0})
 
-    def test_equilibrium_refuses_moving_guesses(self):
-        kane, (x, th, v, w), F, constants = _cart_pendulum()
+    def test_equilibrium_refuses_moving_guesses(self, cart_pendulum):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
         with pytest.raises(ValueError, match='speeds of a static '
                            'equilibrium are zero'):
             equilibrium(kane, {x: 0.0, th: 0.1, v: 1.0}, constants,

@@ -5,7 +5,6 @@ sympy_loads.linearize (scipy.linalg.solve_continuous_are)."""
 import numpy as np
 import pytest
 import sympy as sm
-import sympy.physics.mechanics as me
 from scipy import linalg
 
 from sympy_loads import Simulation, simulate
@@ -15,26 +14,10 @@ RTOL, ATOL = 1e-10, 1e-12
 
 
 @pytest.fixture(scope='module')
-def cart():
+def cart(cart_pendulum):
     """The cart with an inverted pendulum, pushed by F, with the LQR gain
     of its linearization about the upright position."""
-    x, th, v, w, F = me.dynamicsymbols('x theta v omega F')
-    m, M, l, g = sm.symbols('m M l g')
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    C = O.locatenew('C', x * N.x)
-    C.set_vel(N, v * N.x)
-    P = C.locatenew('P', l * B.y)
-    P.v2pt_theory(C, N, B)
-    kane = me.KanesMethod(N, [x, th], [v, w],
-                          kd_eqs=[x.diff() - v, th.diff() - w])
-    kane.kanes_equations([me.Particle('cart', C, M),
-                          me.Particle('bob', P, m)],
-                         [(C, F * N.x - M * g * N.y), (P, -m * g * N.y)])
-    constants = {m: 0.5, M: 2.0, l: 0.8, g: 9.81}
+    kane, (x, th, v, w), F, constants = cart_pendulum()
     simulation = Simulation(kane, outputs={'force': F})
     lin = simulation.linearize({x: 0.0, th: 0.0, v: 0.0, w: 0.0}, constants,
                                inputs=[F], specified={F: 0.0})
