@@ -265,18 +265,12 @@ class TestFourBarEquilibrium:
             residual = lin.A @ vectors[:, j] - values[j] * vectors[:, j]
             assert np.max(np.abs(residual)) <= 1e-12 * np.max(np.abs(lin.A))
 
-    def test_no_equilibrium_is_reported_with_the_residual(self):
-        x, v = me.dynamicsymbols('x v')
-        N = me.ReferenceFrame('N')
-        O = me.Point('O')
-        O.set_vel(N, 0)
-        P = O.locatenew('P', x * N.x)
-        P.set_vel(N, v * N.x)
-        kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
-        kane.kanes_equations([me.Particle('p', P, 1)], [(P, 2.0 * N.x)])
+    def test_no_equilibrium_is_reported_with_the_residual(self,
+                                                          line_particle):
+        line = line_particle(1, lambda x, v: 2.0)
         with pytest.raises(EquilibriumError, match='the acceleration of '
                            r'v\(t\)') as info:
-            equilibrium(kane, {x: 0.0}, {})
+            equilibrium(line.kane, {line.x: 0.0}, {})
         assert info.value.residual == pytest.approx(2.0)
 
 

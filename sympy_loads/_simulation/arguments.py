@@ -252,13 +252,19 @@ def _specified_functions(nm, specified, t0, constants=None):
         else:
             number = _as_float(_entry('specified', symbol), value)
             functions.append(ConstantInput(number))
+    check_specified_keys(nm, specified)
+    return functions, missing, missing_constants
+
+
+def check_specified_keys(nm, specified):
+    """ValueError naming the keys of ``specified`` that are not specified
+    inputs of the model's equations."""
     unknown = [k for k in specified if k not in nm.specified]
     if unknown:
         raise ValueError(
             f'specified: {sorted(map(str, unknown))} do not appear in the '
             f'equations of motion; the specified inputs are '
             f'{[str(s) for s in nm.specified]}.')
-    return functions, missing, missing_constants
 
 
 def _takes_state(symbol, function):

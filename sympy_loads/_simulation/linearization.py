@@ -45,7 +45,7 @@ import sympy as sm
 from scipy import linalg, optimize
 from sympy.physics.mechanics import dynamicsymbols
 
-from .arguments import _initial_state, _pack_constants
+from .arguments import _initial_state, _pack_constants, check_specified_keys
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
 from .._numeric import eom_blocks
@@ -564,12 +564,7 @@ def _operating_values(nm, point, constants, specified, time, what,
         raise TypeError(f'specified must be a mapping from the specified '
                         f'inputs to numbers (their operating values), not '
                         f'{type(specified).__name__}.')
-    unknown = [k for k in specified if k not in nm.specified]
-    if unknown:
-        raise ValueError(
-            f'specified: {sorted(map(str, unknown))} do not appear in the '
-            f'equations of motion; the specified inputs are '
-            f'{[str(s) for s in nm.specified]}.')
+    check_specified_keys(nm, specified)
     s, missing_s = [], []
     for symbol in nm.specified:
         if symbol not in specified:
