@@ -299,6 +299,6 @@ def choose(nm, current, x, gain=PARTITION_GAIN):
                 q_dep = best
             else:
                 u_dep = best
-    scales = tuple(1.0 if matrix is None else (column_scale(matrix) or 1.0)
+    scales = tuple(1.0 if matrix is None else column_scale(matrix)
                    for matrix in (J, K))
     return Partition(tuple(q_dep), tuple(u_dep)), tuple(measures), scales

@@ -27,7 +27,7 @@ from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
 from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
                         ModelView, PartitionRecord, block_measure, choose,
-                        column_scale, full_jacobians, hol_function)
+                        column_scale, full_jacobians)
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
 
@@ -218,17 +218,12 @@ class Problem:
         x = self.input_vector(t, q, np.zeros(self.nu))
         model = self.nm.model
         current = self.nm.partition
-        nh, m = int(model.dims[2]), int(model.dims[4])
         # the scales of the measures: the largest columns of Phi_q and K
-        if nh:
-            values = np.asarray(hol_function(model, range(self.nq))(x),
-                                dtype=float)
-            self._opts[5] = column_scale(values[nh:].reshape(
-                nh, self.nq)) or 1.0
-        if m:
-            values = np.asarray(model.functions['vel'](x), dtype=float)
-            self._opts[6] = column_scale(values[:m * self.nu].reshape(
-                m, self.nu)) or 1.0
+        J, K = full_jacobians(model, x)
+        if J is not None:
+            self._opts[5] = column_scale(J)
+        if K is not None:
+            self._opts[6] = column_scale(K)
         # (the kernels' measures, as during the run; a few microseconds)
         measures = (self.block_ratios(t, self.pack(q, np.zeros(self.nu)))
                     if self.compiled else self._block_ratios_at(x))
@@ -523,12 +518,13 @@ class Problem:
                 f'changed sign).{note}', time=t, q=q)
         return solved
 
-    def _rank_note(self, t, q):
-        """Where the current dependent block is singular at ``q``, what
-        the full constraint Jacobian says there: the mechanism itself is
-        singular (its rank is lost; no choice of coordinates helps), or
-        only the coordinate choice is. Empty where the block is regular
-        (the failure is another one, e.g. no solution at all)."""
+    def _full_rank_ratio(self, t, q):
+        """``(Phi_q, ratio)`` at ``q``: the Jacobian of the constraints
+        with respect to all coordinates, and its singular value at the rank
+        the dependent coordinates need over its largest (redundant
+        constraints have zero singular values anywhere), None where that
+        rank is 0 or the largest is 0; None altogether where ``Phi_q``
+        cannot be evaluated or is not finite."""
         nm = self.nm
         try:
             J, _ = full_jacobians(nm.model, self.input_vector(
@@ -536,16 +532,27 @@ class Problem:
                 np.zeros(len(nm.specified) + self.n_friction)))
             values = np.linalg.svd(J, compute_uv=False)
         except (np.linalg.LinAlgError, ValueError):
-            return ''
+            return None
         if not (values.size and np.all(np.isfinite(values))):
-            return ''
-        if block_measure(J, nm.q_dep_idx) >= PARTITION_RATIO:
-            return ''
-        # (the rank the dependent coordinates need: redundant constraints
-        # have zero singular values anywhere)
+            return None
         rank = min(len(nm.q_dep_idx), values.size)
         ratio = (values[rank - 1] / values[0] if rank and values[0] > 0
-                 else 0.0)
+                 else None)
+        return J, ratio
+
+    def _rank_note(self, t, q):
+        """Where the current dependent block is singular at ``q``, what
+        the full constraint Jacobian says there: the mechanism itself is
+        singular (its rank is lost; no choice of coordinates helps), or
+        only the coordinate choice is. Empty where the block is regular
+        (the failure is another one, e.g. no solution at all)."""
+        found = self._full_rank_ratio(t, q)
+        if found is None:
+            return ''
+        J, ratio = found
+        if block_measure(J, self.nm.q_dep_idx) >= PARTITION_RATIO:
+            return ''
+        ratio = 0.0 if ratio is None else ratio
         if ratio < PARTITION_FLOOR * PARTITION_GAIN:
             return (f' The Jacobian of the constraints with respect to '
                     f'all coordinates loses rank there (smallest/largest '
@@ -773,15 +780,12 @@ class Problem:
         if not self.nm.has_config_constraints:
             return general
         try:
-            q, u = self.full_state(t, y)
-            J, _ = full_jacobians(self.nm, self.input_vector(t, q, u))
-            values = np.linalg.svd(J, compute_uv=False)
+            q, _ = self.full_state(t, y)
+            found = self._full_rank_ratio(t, q)
         except Exception:   # a failure report must not fail itself
             return general
-        rank = len(self.nm.q_dep_idx)
-        ratio = (values[rank - 1] / values[0] if rank and values[0] > 0
-                 else 1.0)
-        if not ratio < PARTITION_FLOOR:
+        ratio = None if found is None else found[1]
+        if ratio is None or not ratio < PARTITION_FLOOR:
             return general
         return (f'the Jacobian of the constraints with respect to all '
                 f'coordinates nearly loses rank there (singular value ratio '
