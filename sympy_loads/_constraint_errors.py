@@ -45,7 +45,10 @@ def singular_direction(solver, q, t):
 #: The full Jacobian ``Phi_q`` counts as rank deficient (a singular
 #: configuration of the mechanism, which no choice of dependent
 #: coordinates removes) below this smallest/largest singular value ratio.
-FULL_RANK_RATIO = 1e-7
+#: One threshold for every message that says so (the constraint solver's
+#: and the simulation engine's), so that where a run stops does not decide
+#: which of the two explanations it gives.
+FULL_RANK_RATIO = 1e-5
 
 
 def well_posed_choice(solver, q, t):
@@ -71,7 +74,14 @@ def well_posed_choice(solver, q, t):
                 f'mechanism itself is singular, and no other choice of '
                 f'dependent coordinates helps.')
     perm = scipy.linalg.qr(J, mode='r', pivoting=True)[1]
-    best = [solver.coordinates[int(k)] for k in sorted(perm[:nd])]
+    chosen = sorted(int(k) for k in perm[:nd])
+    if chosen == sorted(int(k) for k in solver._dep_index):
+        return (f' The Jacobian with respect to all coordinates is nearly '
+                f'rank deficient there (singular value ratio {full:.2g}) '
+                f'and no other choice of dependent coordinates is better '
+                f'conditioned: the mechanism itself is singular or close '
+                f'to it.')
+    best = [solver.coordinates[k] for k in chosen]
     return (f' The Jacobian with respect to all coordinates keeps its rank '
             f'there (singular value ratio {full:.2g}): only this choice of '
             f'dependent coordinates is singular; dependent coordinates '

@@ -595,6 +595,34 @@ def test_a_singular_mechanism_is_named_as_such():
         simulate(model.kane, (0.0, 0.1), flat, model.constants)
 
 
+@pytest.mark.parametrize('offset', [1e-4, 1e-6])
+def test_near_a_singular_mechanism_no_message_proposes_the_same_set(offset):
+    """Every rod of the N-four-bar ``offset`` rad from the ground line: the
+    Jacobian with respect to all coordinates is within 4e-7 (offset 1e-6)
+    or 4e-5 of losing rank. The constraint solver's explanation and the
+    engine's stall message use one threshold (1e-5), so where a run happens
+    to stop does not change what it says, and no message proposes as
+    "well posed" the dependent set that just failed."""
+    from sympy_loads._constraint_errors import (FULL_RANK_RATIO,
+                                                well_posed_choice)
+    model = n_four_bar(2)
+    solver = HolonomicConstraintSolver.from_kanes_method(model.kane,
+                                                         model.constants)
+    q = np.array([np.pi - offset if s.name.startswith('theta') else 0.0
+                  for s in model.kane.q])
+    values = np.linalg.svd(np.asarray(solver.jacobian(q, 0.0), float),
+                           compute_uv=False)
+    ratio = values[-1] / values[0]
+    assert ratio == pytest.approx(offset / np.sqrt(8), rel=1e-3)
+    text = well_posed_choice(solver, q, 0.0)
+    if ratio < FULL_RANK_RATIO:
+        assert 'the mechanism itself is singular' in text
+    dependent = [str(s) for s in solver.coordinates[1:]]
+    assert not ('would make the solve well posed' in text
+                and all(name in text.split('coordinates [')[-1]
+                        for name in dependent))
+
+
 def test_a_run_stopped_by_a_singular_mechanism_says_so():
     """BDF cannot pass the N-four-bar's first horizontal position (DOP853
     can): the error says that the mechanism, not the choice of

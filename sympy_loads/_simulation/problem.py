@@ -28,6 +28,7 @@ from .feedback import (feedback_values, has_feedback, is_state_feedback,
 from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
                         ModelView, PartitionRecord, block_measure, choose,
                         column_scale, full_jacobians)
+from .._constraint_errors import FULL_RANK_RATIO
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
 
@@ -553,7 +554,7 @@ class Problem:
         if block_measure(J, self.nm.q_dep_idx) >= PARTITION_RATIO:
             return ''
         ratio = 0.0 if ratio is None else ratio
-        if ratio < PARTITION_FLOOR * PARTITION_GAIN:
+        if ratio < FULL_RANK_RATIO:
             return (f' The Jacobian of the constraints with respect to '
                     f'all coordinates loses rank there (smallest/largest '
                     f'singular value {ratio:.2g}): the mechanism, not the '
@@ -771,9 +772,9 @@ class Problem:
         where there is one, a singular configuration of the mechanism
         where the Jacobian of the constraints with respect to *all*
         coordinates nearly loses rank at ``(t, y)`` (singular value ratio
-        below :data:`.partition.PARTITION_FLOOR`, where the engine stops
-        choosing partitions: no choice of coordinates removes it), else
-        the general guess."""
+        below the threshold of the constraint solver's own message, so
+        that both say the same: no choice of coordinates removes it),
+        else the general guess."""
         if self.stall_hint:
             return self.stall_hint
         general = 'a singular configuration or a discontinuity in the loads?'
@@ -785,7 +786,7 @@ class Problem:
         except Exception:   # a failure report must not fail itself
             return general
         ratio = None if found is None else found[1]
-        if ratio is None or not ratio < PARTITION_FLOOR:
+        if ratio is None or not ratio < FULL_RANK_RATIO:
             return general
         return (f'the Jacobian of the constraints with respect to all '
                 f'coordinates nearly loses rank there (singular value ratio '
