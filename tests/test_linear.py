@@ -381,10 +381,12 @@ def _sympy_rates(kane, constants):
     states = list(kane.q) + list(kane.u)
     plain = sm.symbols(f'z0:{len(states)}')
     swap = dict(zip(states, plain))
-    M = sm.lambdify(plain, kane.mass_matrix_full.xreplace(
-        constants).xreplace(swap))
-    F = sm.lambdify(plain, kane.forcing_full.xreplace(
-        constants).xreplace(swap))
+    # the states first: a value of the time (a key of constants) must
+    # not reach inside x(t)
+    M = sm.lambdify(plain, kane.mass_matrix_full.xreplace(swap).xreplace(
+        constants))
+    F = sm.lambdify(plain, kane.forcing_full.xreplace(swap).xreplace(
+        constants))
 
     def rates(q, u):
         z = list(q) + list(u)
