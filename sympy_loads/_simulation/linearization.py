@@ -33,11 +33,23 @@ so ``A`` and ``B`` are exact up to round-off: no finite differences.
 
 The independent coordinates and speeds (the states of the linear model)
 are the model's, unless its dependent block of ``phi_q`` or ``K`` is ill
-conditioned at the operating point (smallest/largest singular value below
-:data:`CONDITION_RATIO`); then the dependent ones are those chosen by QR
-with column pivoting, the best conditioned block. The rates and
-multipliers at the operating point come from the augmented system
-``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no such choice.
+conditioned at the operating point: its measure
+(:func:`.partition.block_measure`, the smallest pivot over the largest
+column norm of the *full* Jacobian) below
+:data:`.partition.PARTITION_RATIO`; then the dependent ones are those
+chosen by QR with column pivoting, the best conditioned block, where it
+is :data:`.partition.PARTITION_GAIN` times better: simulate()'s rule at
+its start (:func:`choose_partition`). Measured against its own scale, a
+1 x 1 block (``2 x`` of a circle at ``x = 1e-16``) would always look well
+conditioned. The rates and multipliers at the operating point come from
+the augmented system ``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which
+needs no such choice.
+
+The equilibrium search (:func:`equilibrium_at`) uses the same choice at
+the guess and makes it again where the blocks degrade on the way; its
+dependent speeds are solved from the velocity constraints (independent
+speeds zero), so that constraints moving with time give the quasi-static
+rest.
 """
 
 from typing import NamedTuple
@@ -63,8 +75,9 @@ __all__ = []
 
 _TIME = dynamicsymbols._t
 
-# a dependent block whose smallest/largest singular value ratio is below
-# this is not used: another independent set is chosen (pivoted QR)
+#: Where even the best conditioned dependent block measures below this
+#: (:func:`.partition.block_measure`), the full constraint Jacobian has
+#: lost rank: no independent set parametrizes the motion (a ValueError).
 CONDITION_RATIO = 1e-8
 
 
@@ -535,9 +548,11 @@ class LinearModel:
     the model's order), and ``r`` the deviations of the specified inputs
     named in :attr:`inputs`. The dependent coordinates and speeds follow
     from ``x`` through the constraints (to first order). Where the model's
-    own dependent block is singular at the operating point, another
-    independent set is used (chosen by QR with column pivoting), and
-    :attr:`states` says which.
+    own dependent block is ill conditioned at the operating point
+    (measured against the whole constraint Jacobian, as
+    :func:`~sympy_loads.simulate` measures it), another independent set
+    is used (chosen by QR with column pivoting), and :attr:`states` says
+    which.
 
     Examples
     ========
