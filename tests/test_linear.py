@@ -472,7 +472,9 @@ def _chaplygin_sled():
     return kane, (th, x, y, w, vx, vy), {m: 2.0, I: 0.1, a: 0.3}
 
 
-def test_chaplygin_sled_heading_where_its_dependent_speed_is_singular():
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_chaplygin_sled_heading_where_its_dependent_speed_is_singular(
+        backend):
     """Heading along N.y at V = 1.7 m/s, the model's dependent v_y has the
     block cos(pi/2) = 6e-17: it was kept, v_y 'solved' from v_x = 0, and
     the sled silently linearized at rest (yaw mode lost). With v_x
@@ -483,7 +485,7 @@ def test_chaplygin_sled_heading_where_its_dependent_speed_is_singular():
     kane, (th, x, y, w, vx, vy), constants = _chaplygin_sled()
     m, I, a, V = 2.0, 0.1, 0.3, 1.7
     lin = linearize(kane, {th: np.pi / 2, x: 0.0, y: 0.0, w: 0.0, vx: 0.0,
-                           vy: V}, constants)
+                           vy: V}, constants, backend=backend)
     assert lin.states == (th, x, y, w, vy)
     assert lin.operating_point[vy] == V
     yaw = -m * a * V / (I + m * a ** 2)
@@ -583,9 +585,10 @@ def _loaded_knife_edge():
     return kane, (x, y, th), {m: 1.0, I: 0.1, k: 10.0, kt: 2.0}
 
 
-@pytest.mark.parametrize('heading', [0.0, 0.3])
+@pytest.mark.parametrize('heading, backend', [(0.0, 'auto'), (0.3, 'auto'),
+                                             (0.3, 'numpy')])
 def test_equilibrium_of_a_knife_edge_where_its_dependent_block_vanishes(
-        heading):
+        heading, backend):
     """At rest the springs balance where they do no work in the motions
     the edge allows (along B.x, and turning): theta = 0 and the spring's
     pull along the edge, -k (x cos theta + y sin theta), is zero. From
@@ -593,7 +596,8 @@ def test_equilibrium_of_a_knife_edge_where_its_dependent_block_vanishes(
     theta = 0 with x = 0.296: there the model's independent u_y cannot
     move along the edge, so any x looked balanced."""
     kane, (x, y, th), constants = _loaded_knife_edge()
-    rest = equilibrium(kane, {x: 0.4, y: 0.3, th: heading}, constants)
+    rest = equilibrium(kane, {x: 0.4, y: 0.3, th: heading}, constants,
+                       backend=backend)
     # accelerations within 1e-10 of those at the guess (k x / m ~ 4):
     # positions within ~1e-10 * 4 / (k / m)
     assert abs(rest[th]) <= 1e-9

@@ -412,11 +412,11 @@ class _Search:
                 self._change_from(self.current, error)
         x = self.x.copy()
         x[nm.slices[0]] = q
+        self._check(x, q)
         if len(self.u_dep):
             vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
             x[nm.slices[1]] = _dependent_speeds(
                 nm, vel, np.zeros(len(nm.u)), self.u_dep)
-        self._check(x, q)
         self.current[:] = q
         return x
 
@@ -467,7 +467,7 @@ class _Search:
         return A[len(q_i):, :len(q_i)]
 
     def run(self):
-        """``(z, residual, evaluations)`` of ``least_squares``
+        """``(residual, evaluations)`` at the end of ``least_squares``
         (Levenberg-Marquardt where there are at least as many equations
         as unknowns: a neutral direction such as an ignorable coordinate
         does not stop it)."""
