@@ -89,6 +89,25 @@ def _plane_point_velocity(plane_point, frame, center):
     return Vector(0)
 
 
+def _check_oriented(normal, frame):
+    """``ValueError`` naming the normal and its frames unless each frame
+    ``normal`` is expressed in is oriented relative to ``frame`` (SymPy's
+    own message says only which path is missing)."""
+    frames = [part[1] for part in normal.args]
+    for part in frames:
+        try:
+            part.dcm(frame)
+        except ValueError as error:
+            names = sorted({f.name for f in frames})
+            raise ValueError(
+                f'normal {normal} (in the frame'
+                f'{"s" if len(names) > 1 else ""} {", ".join(names)}) '
+                f'cannot be related to the frame {frame.name}: the frame '
+                f'{part.name} is not oriented relative to {frame.name} '
+                f'({error}). Give the normal in a frame oriented relative '
+                f'to {frame.name}.') from None
+
+
 def _check_plane(normal, frame, plane_frame):
     """Check a plane's ``normal`` (a unit Vector fixed in the plane) and
     ``plane_frame`` (None, a frame, a rigid body or a particle); return
@@ -98,6 +117,7 @@ def _check_plane(normal, frame, plane_frame):
     _check_type('normal', normal, Vector)
     if normal == Vector(0):
         raise ValueError('normal must be a unit Vector, not zero.')
+    _check_oriented(normal, frame)
     if not _is_unit_vector(normal):
         raise ValueError(
             f'normal must be a unit Vector; {normal} has squared '

@@ -234,9 +234,7 @@ class Impact:
             'plane_point', plane_point, Point))
         _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
         try:
-            if isinstance(normal, Vector):
-                for part in _frames_of(normal):
-                    part.dcm(frame)
+            # (a normal's frame not oriented to frame is named there)
             stored, rotating = _check_plane(normal, frame, plane_frame)
         except ValueError as error:
             if str(error).startswith('normal'):

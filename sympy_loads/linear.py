@@ -23,9 +23,15 @@ deviations ``x`` of those and ``r`` of the chosen specified inputs from
 the operating point. For the Whipple bicycle at 5 m/s this gives the
 eigenvalues of Meijaard et al. [Meijaard2007]_ to about 1e-12.
 
-:func:`~sympy_loads.equilibrium` finds a static equilibrium (speeds and
-accelerations zero, constraints satisfied) from a guess, with SciPy's
-``least_squares`` on the equations and their exact Jacobian.
+:func:`~sympy_loads.equilibrium` finds a static equilibrium (independent
+speeds and accelerations zero, constraints satisfied) from a guess, with
+SciPy's ``least_squares`` on the equations and their exact Jacobian.
+
+Both eliminate the dependent coordinates and speeds where the model's
+choice of them is well conditioned, and choose another independent set
+where it is not, by the measure and the rule ``simulate()`` uses
+(generalized coordinate partitioning, see
+:class:`~sympy_loads.PartitionRecord`).
 
 References
 ==========
@@ -66,9 +72,21 @@ def linearize(model, operating_point, constants, *, inputs=None,
     the equations of motion, with the constraints, about
     ``operating_point``. ``x`` holds the deviations of the independent
     coordinates, then of the independent speeds (``.states``, in the
-    model's order; another independent set where the model's own
-    dependent block is singular at the operating point), and ``r`` those
-    of the specified ``inputs``.
+    model's order), and ``r`` those of the specified ``inputs``.
+
+    The independent coordinates and speeds are the model's where its
+    dependent block of the constraint Jacobian is well conditioned at the
+    operating point. Where it is not (a pendulum in natural coordinates
+    ``(x, y)`` with ``y`` independent at its lowest point, where ``y``
+    does not parametrize the motion; a knife edge whose dependent speed
+    is across its blade), another set is used, chosen as
+    :func:`~sympy_loads.simulate` chooses it: the model's block is kept
+    while its smallest pivot is at least 1e-2 of the largest column norm
+    of the *full* Jacobian, and replaced by the best conditioned set (QR
+    with column pivoting) where that is ten times better. ``.states``
+    then says which set, and the values of ``operating_point`` that are
+    kept are those of *that* set's independent coordinates and speeds
+    (the others are solved, see ``.operating_point``).
 
     The operating point need not be an equilibrium: a steady motion, such
     as a bicycle running straight at constant speed, is linearized the
@@ -125,7 +143,9 @@ def linearize(model, operating_point, constants, *, inputs=None,
     operating_point : mapping
         Coordinates and speeds to values, as ``simulate()``'s
         ``initial_conditions``: the independent ones are required, the
-        dependent ones are starting guesses and are solved for.
+        dependent ones are starting guesses and are solved for (the
+        dependent speeds of the set chosen at the operating point, see
+        above).
     constants : mapping
         Values of the model's constants.
     inputs : list, optional
@@ -150,8 +170,11 @@ def linearize(model, operating_point, constants, *, inputs=None,
     ======
 
     TypeError, ValueError
-        For arguments of the wrong type or value, naming the argument;
-        a ``ValueError`` lists every missing value.
+        For arguments of the wrong type or value, naming the argument
+        (``operating_point[...]``, ``specified[...]``, ``inputs``); a
+        ``ValueError`` lists every missing value, and names the operating
+        point where its mass matrix is singular or the constraint
+        Jacobian loses rank (no independent set parametrizes the motion).
     ConstraintSolverError
         When the configuration constraints cannot be solved at the
         operating point.
@@ -185,17 +208,33 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
     Explanation
     ===========
 
-    Finds the coordinates at which the model rests: speeds and
-    accelerations zero, the configuration constraints satisfied, the
-    generalized active forces balanced. The unknowns are the independent
-    coordinates; the dependent ones are solved from the configuration
-    constraints at every step (as in ``simulate()``, so the search stays
-    on the assembly branch of the guess), and the equations are the
-    independent accelerations at rest, solved by
-    ``scipy.optimize.least_squares`` with their exact Jacobian (the static
-    part of :func:`~sympy_loads.linearize`'s). Returns ``{coordinate:
-    value}`` for every coordinate, ready to pass to ``simulate()`` with
-    zero speeds.
+    Finds the coordinates at which the model rests: independent speeds
+    and accelerations zero, the constraints satisfied, the generalized
+    active forces balanced. The unknowns are the independent coordinates;
+    the dependent ones are solved from the configuration constraints at
+    every step (as in ``simulate()``, so the search stays on the assembly
+    branch of the guess), and the equations are the independent
+    accelerations, solved by ``scipy.optimize.least_squares`` with their
+    exact Jacobian (the static part of :func:`~sympy_loads.linearize`'s).
+    Returns ``{coordinate: value}`` for every coordinate, ready to pass
+    to ``simulate()`` with zero speeds (the dependent ones are solved
+    there).
+
+    The independent set is chosen at the guess as
+    :func:`~sympy_loads.linearize` chooses it, and chosen again during
+    the search where its block of the constraint Jacobian turns ill
+    conditioned or the dependent coordinates cannot be solved (a
+    pendulum in natural coordinates with ``y`` independent rests where
+    ``y`` is extreme; a knife edge's dependent speed may be across its
+    blade at the rest position).
+
+    Where the constraints depend on time (a driven mechanism, a moving
+    guide), rest is *quasi-static*: at ``time`` the independent speeds
+    are zero and the dependent ones are those the velocity constraints
+    give, which need not be zero; the result is where the independent
+    accelerations vanish in that state. The model's independent speeds
+    are the ones held at zero (unless their block is ill conditioned at
+    the guess).
 
     Examples
     ========
@@ -229,7 +268,10 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
         As for :func:`~sympy_loads.linearize`.
     guess : mapping
         Coordinates to starting values (the independent ones required,
-        the dependent ones optional); speeds, if given, must be zero.
+        the dependent ones optional: those left out are solved from the
+        configuration constraints, starting from 0, then 1, then -1;
+        give them to choose the assembly branch); speeds, if given, must
+        be zero.
     constants : mapping
         Values of the model's constants.
     specified : mapping, optional
@@ -255,7 +297,9 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
         When the residual reached is above ``tolerance``; the message and
         the attributes give the residual and the equations not satisfied.
     TypeError, ValueError
-        For arguments of the wrong type or value, naming the argument.
+        For arguments of the wrong type or value, naming the argument
+        (``guess[...]``, ``specified[...]``); a singular mass matrix at the
+        guess is a ``ValueError`` naming the guess and its state.
 
     References
     ==========

@@ -638,3 +638,19 @@ def test_plane_point_located_from_the_sphere_center_stays_fixed(seed):
     P.set_vel(N, uz * N.z)
     contact = HuntCrossleyContact(P, O, N.z, N, stiffness=1)
     assert contact.penetration_rate == -uz
+
+
+def test_a_normal_in_a_frame_not_oriented_to_frame_is_named():
+    """Issue 35: the normal's frame A has no orientation relative to N;
+    the message says so (it was SymPy's bare 'No connecting ... path')."""
+    N, A = ReferenceFrame('N'), ReferenceFrame('A')
+    O = Point('O')
+    O.set_vel(N, 0)
+    z = dynamicsymbols('z')
+    P = O.locatenew('P', z * N.z)
+    P.set_vel(N, z.diff() * N.z)
+    for plane_frame in (None, A):
+        with pytest.raises(ValueError, match=r'normal A.z \(in the frame '
+                           r'A\) cannot be related to the frame N'):
+            HuntCrossleyContact(P, O, A.z, N, stiffness=1e4,
+                                plane_frame=plane_frame)

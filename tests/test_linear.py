@@ -343,3 +343,325 @@ def test_singular_dependent_block_switches_the_independent_set():
     assert reference.states == (y, uy)
     assert np.max(np.abs(lin.A - reference.A)) <= 1e-12 * np.max(
         np.abs(reference.A))
+
+
+# ---------------------------------------------------------------------------
+# Issue 35: the independent set at the edges, equilibria of moving
+# constraints, the arguments' names in messages
+
+_t = me.dynamicsymbols._t
+
+
+def _natural_pendulum(independent):
+    """A unit-mass point (x, y) on a circle of radius ``l`` under gravity
+    ``-g N.y`` (the pendulum in natural coordinates), with ``independent``
+    ('x' or 'y') the model's independent coordinate and speed."""
+    x, y, ux, uy = me.dynamicsymbols('x y u_x u_y')
+    g, l = sm.symbols('g l')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    (qi, ui), (qd, ud) = (((x, ux), (y, uy)) if independent == 'x'
+                          else ((y, uy), (x, ux)))
+    kane = me.KanesMethod(
+        N, [qi], [ui], kd_eqs=[x.diff(_t) - ux, y.diff(_t) - uy],
+        q_dependent=[qd], u_dependent=[ud],
+        configuration_constraints=[x ** 2 + y ** 2 - l ** 2],
+        velocity_constraints=[x * ux + y * uy])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y)])
+    return kane, (x, y, ux, uy), {g: 9.81, l: 2.0}
+
+
+def _sympy_rates(kane, constants):
+    """``f(q, u) -> (q', u')`` in model order from SymPy's own
+    ``mass_matrix_full`` and ``forcing_full`` (lambdified; no code of
+    sympy_loads)."""
+    states = list(kane.q) + list(kane.u)
+    plain = sm.symbols(f'z0:{len(states)}')
+    swap = dict(zip(states, plain))
+    # the states first: a value of the time (a key of constants) must
+    # not reach inside x(t)
+    M = sm.lambdify(plain, kane.mass_matrix_full.xreplace(swap).xreplace(
+        constants))
+    F = sm.lambdify(plain, kane.forcing_full.xreplace(swap).xreplace(
+        constants))
+
+    def rates(q, u):
+        z = list(q) + list(u)
+        out = np.linalg.solve(np.array(M(*z), dtype=float),
+                              np.array(F(*z), dtype=float).ravel())
+        return out[:len(kane.q)], out[len(kane.q):]
+    return rates
+
+
+@pytest.mark.parametrize('x0', [2.0 * np.cos(np.pi / 2), 1e-9])
+def test_pendulum_at_a_round_off_zero_of_its_dependent_block(x0):
+    """The pendulum with y independent at its lowest point, x = l cos(pi/2)
+    (1.2e-16, not 0) or 1e-9: its 1 x 1 block dphi/dx = 2x is tiny against
+    dphi/dy = -2l but was kept (a block measured against itself is always
+    well conditioned), and y, which does not parametrize the motion there,
+    gave eigenvalues +-4.43i. The linear model is in x, u_x, with the
+    closed form A = [[0, 1], [-g/l, 0]] and eigenvalues +-i sqrt(g/l)."""
+    kane, (x, y, ux, uy), constants = _natural_pendulum('y')
+    g, l = 9.81, 2.0
+    lin = linearize(kane, {x: x0, y: -np.sqrt(l ** 2 - x0 ** 2), ux: 0.0,
+                           uy: 0.0}, constants)
+    assert lin.states == (x, ux)
+    # the exact linearization at x0 differs from the closed form at 0 by
+    # O(x0^2 / l^2) (< 1e-18): round-off only
+    expected = np.array([[0.0, 1.0], [-g / l, 0.0]])
+    assert np.max(np.abs(lin.A - expected)) <= 1e-12 * g / l
+    np.testing.assert_allclose(
+        lin.eigenvalues(), [-1j * np.sqrt(g / l), 1j * np.sqrt(g / l)],
+        rtol=1e-12)
+
+
+def test_pendulum_swinging_through_a_near_singular_block():
+    """Through its lowest point at u_x = 0.5 with y independent: u_x was
+    'solved' from u_y = 0 as 0 (the motion lost) and A was taken in y.
+    Now u_x is kept, and A equals central differences of SymPy's own
+    equations of the model written with x independent (the dependent y,
+    u_y from the circle)."""
+    kane, (x, y, ux, uy), constants = _natural_pendulum('y')
+    l, x0, v0 = 2.0, 1e-9, 0.5
+    lin = linearize(kane, {x: x0, y: -l, ux: v0, uy: 0.0}, constants)
+    assert lin.states == (x, ux)
+    assert lin.operating_point[ux] == v0
+    reference_model, _, _ = _natural_pendulum('x')
+    rates = _sympy_rates(reference_model, constants)
+
+    def reduced(z):            # (x, u_x) -> (x', u_x') on the circle
+        y_ = -np.sqrt(l ** 2 - z[0] ** 2)
+        qd, ud = rates([z[0], y_], [z[1], -z[0] * z[1] / y_])
+        return np.array([qd[0], ud[0]])
+    h = 1e-5
+    columns = [(reduced(np.array([x0, v0]) + h * e)
+                - reduced(np.array([x0, v0]) - h * e)) / (2 * h)
+               for e in np.eye(2)]
+    reference = np.array(columns).T
+    # central differences: truncation O(h^2 f''') with f''' of order
+    # g/l^3 and v0^2/l^3, i.e. about 1e-10
+    assert np.max(np.abs(lin.A - reference)) <= 1e-8
+
+
+def _chaplygin_sled():
+    """A Chaplygin sled: knife edge at P = (x, y) along B.x (heading
+    theta), mass center G at a along the edge, central inertia I; the
+    edge cannot slide sideways, -sin(theta) v_x + cos(theta) v_y = 0,
+    with v_y dependent."""
+    th, x, y = me.dynamicsymbols('theta x y')
+    w, vx, vy = me.dynamicsymbols('omega v_x v_y')
+    m, I, a = sm.symbols('m I a')
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', (th, N.z))
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    G = P.locatenew('G', a * B.x)
+    G.v2pt_theory(P, N, B)
+    kane = me.KanesMethod(
+        N, [th, x, y], [w, vx], u_dependent=[vy],
+        kd_eqs=[th.diff(_t) - w, x.diff(_t) - vx, y.diff(_t) - vy],
+        velocity_constraints=[P.vel(N).dot(B.y)])
+    kane.kanes_equations(
+        [me.RigidBody('sled', G, B, m, (me.inertia(B, 0, 0, I), G))], [])
+    return kane, (th, x, y, w, vx, vy), {m: 2.0, I: 0.1, a: 0.3}
+
+
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_chaplygin_sled_heading_where_its_dependent_speed_is_singular(
+        backend):
+    """Heading along N.y at V = 1.7 m/s, the model's dependent v_y has the
+    block cos(pi/2) = 6e-17: it was kept, v_y 'solved' from v_x = 0, and
+    the sled silently linearized at rest (yaw mode lost). With v_x
+    dependent, the sled's equations (forward speed v, yaw rate w) are
+    v' = a w^2, (I + m a^2) w' = -m a v w, and with x' = v_y cot(theta),
+    y' = v_y the linear model in (theta, x, y, omega, v_y) is exact in
+    closed form: the yaw mode is -m a V / (I + m a^2)."""
+    kane, (th, x, y, w, vx, vy), constants = _chaplygin_sled()
+    m, I, a, V = 2.0, 0.1, 0.3, 1.7
+    lin = linearize(kane, {th: np.pi / 2, x: 0.0, y: 0.0, w: 0.0, vx: 0.0,
+                           vy: V}, constants, backend=backend)
+    assert lin.states == (th, x, y, w, vy)
+    assert lin.operating_point[vy] == V
+    yaw = -m * a * V / (I + m * a ** 2)
+    expected = np.zeros((5, 5))
+    expected[0, 3] = 1.0            # theta' = omega
+    expected[1, 0] = -V             # x' = v_y cot(theta)
+    expected[2, 4] = 1.0            # y' = v_y
+    expected[3, 3] = yaw
+    # theta = pi/2 in floating point: cos = 6e-17 enters the entries
+    assert np.max(np.abs(lin.A - expected)) <= 1e-12 * abs(yaw)
+    assert np.min(lin.eigenvalues().real) == pytest.approx(yaw, rel=1e-12)
+
+
+def _moving_line():
+    """A particle of mass m at (x, y) kept on the line y = r(t) x, r = 1 +
+    t, which turns about the origin; a spring -k x N.x, viscous damping
+    -c v and gravity -m g N.y act on it. x independent, y dependent."""
+    x, y, ux, uy = me.dynamicsymbols('x y u_x u_y')
+    m, g, k, c = sm.symbols('m g k c')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    r = 1 + _t
+    kane = me.KanesMethod(
+        N, [x], [ux], kd_eqs=[x.diff(_t) - ux, y.diff(_t) - uy],
+        q_dependent=[y], u_dependent=[uy],
+        configuration_constraints=[y - r * x],
+        velocity_constraints=[uy - r.diff(_t) * x - r * ux])
+    kane.kanes_equations([me.Particle('p', P, m)], [
+        (P, -k * x * N.x - c * (ux * N.x + uy * N.y) - m * g * N.y)])
+    return kane, (x, y, ux, uy), {m: 1.0, g: 9.81, k: 100.0, c: 5.0}
+
+
+def test_equilibrium_on_a_moving_constraint_is_quasi_static():
+    """At t = 1 the line y = r x moves (r = 2, r' = 1): at u_x = 0 the
+    point has u_y = r' x, so the damper pulls with -c r' x N.y. The
+    generalized force along u_x (partial velocity N.x + r N.y) vanishes
+    where -k x - c r r' x - m g r = 0, i.e. x = -m g r / (k + c r r')
+    = -0.17836 (by hand). All speeds were set to zero instead, which
+    violates the velocity constraint: x = -m g r / k = -0.1962, where
+    SymPy's own equations give u_x' = -0.12."""
+    kane, (x, y, ux, uy), constants = _moving_line()
+    m, g, k, c, r, r_dot = 1.0, 9.81, 100.0, 5.0, 2.0, 1.0
+    rest = equilibrium(kane, {x: 0.0, y: 0.0}, constants, time=1.0)
+    expected = -m * g * r / (k + c * r * r_dot)
+    # the search stops at accelerations below 1e-10 (relative, scale
+    # m g r / (m (1 + r^2)) ~ 4): x within 1e-10 * 4 / (110 / 5)
+    assert rest[x] == pytest.approx(expected, abs=1e-9)
+    assert rest[y] == pytest.approx(r * rest[x], abs=1e-12)
+    # released there with the speeds the constraint gives, SymPy's own
+    # equations (at t = 1) accelerate it not at all
+    at_one = {**constants, _t: 1.0}
+    rates = _sympy_rates(kane, at_one)
+    _, udot = rates([rest[x], rest[y]], [0.0, r_dot * rest[x]])
+    assert abs(udot[0]) <= 1e-8
+
+
+@pytest.mark.parametrize('guess', [(0.0, -2.0), (0.5, -np.sqrt(3.75)),
+                                   (-1.2, -1.6)])
+def test_equilibrium_of_the_pendulum_with_y_independent(guess):
+    """The natural-coordinates pendulum with y independent rests at its
+    lowest point (x, y) = (0, -l), where its own dependent block 2x
+    vanishes: the search in y failed from every guess, the exact one
+    included. The set is chosen as linearize and simulate choose it."""
+    kane, (x, y, ux, uy), constants = _natural_pendulum('y')
+    rest = equilibrium(kane, {x: guess[0], y: guess[1]}, constants)
+    # x'' = -(g/l) x near the bottom: an acceleration residual of 1e-10
+    # (relative to the guess's, at most g) is an x of ~1e-10 * l
+    assert abs(rest[x]) <= 1e-8
+    assert rest[y] == pytest.approx(-2.0, abs=1e-12)
+
+
+def _loaded_knife_edge():
+    """A knife edge at P = (x, y) heading theta (inertia I about P), held
+    by a spring -k r_P at P and a torsional spring -k_t theta; its
+    dependent speed u_x has the block -sin(theta), zero at theta = 0."""
+    x, y, th = me.dynamicsymbols('x y theta')
+    ux, uy, w = me.dynamicsymbols('u_x u_y omega')
+    m, I, k, kt = sm.symbols('m I k k_t')
+    N = me.ReferenceFrame('N')
+    B = me.ReferenceFrame('B')
+    B.orient_axis(N, N.z, th)
+    B.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, ux * N.x + uy * N.y)
+    kane = me.KanesMethod(
+        N, [x, y, th], [uy, w], u_dependent=[ux],
+        kd_eqs=[x.diff(_t) - ux, y.diff(_t) - uy, th.diff(_t) - w],
+        velocity_constraints=[-sm.sin(th) * ux + sm.cos(th) * uy])
+    kane.kanes_equations(
+        [me.RigidBody('sled', P, B, m, (me.inertia(B, 0, 0, I), P))],
+        [(P, -k * (x * N.x + y * N.y)), (B, -kt * th * N.z)])
+    return kane, (x, y, th), {m: 1.0, I: 0.1, k: 10.0, kt: 2.0}
+
+
+@pytest.mark.parametrize('heading, backend', [(0.0, 'auto'), (0.3, 'auto'),
+                                             (0.3, 'numpy')])
+def test_equilibrium_of_a_knife_edge_where_its_dependent_block_vanishes(
+        heading, backend):
+    """At rest the springs balance where they do no work in the motions
+    the edge allows (along B.x, and turning): theta = 0 and the spring's
+    pull along the edge, -k (x cos theta + y sin theta), is zero. From
+    theta = 0 the search raised a bare LinAlgError; from 0.3 it ended at
+    theta = 0 with x = 0.296: there the model's independent u_y cannot
+    move along the edge, so any x looked balanced."""
+    kane, (x, y, th), constants = _loaded_knife_edge()
+    rest = equilibrium(kane, {x: 0.4, y: 0.3, th: heading}, constants,
+                       backend=backend)
+    # accelerations within 1e-10 of those at the guess (k x / m ~ 4):
+    # positions within ~1e-10 * 4 / (k / m)
+    assert abs(rest[th]) <= 1e-9
+    assert abs(rest[x] * np.cos(rest[th])
+               + rest[y] * np.sin(rest[th])) <= 1e-9
+
+
+class TestMessagesNameTheArgument:
+    """Issue 35, item 13: the messages of linearize and equilibrium name
+    their own arguments."""
+
+    @pytest.mark.parametrize('bad, match', [
+        ('nan', r'operating_point\[x\(t\)\] must be finite'),
+        ('str', r'operating_point: keys must be'),
+        ('unknown', r"operating_point: \['F\(t\)'\] are not coordinates")])
+    def test_linearize(self, cart_pendulum, bad, match):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
+        point = {x: 0.0, th: 0.0, v: 0.0, w: 0.0}
+        if bad == 'nan':
+            point[x] = np.nan
+        elif bad == 'str':
+            point['x'] = 0.0
+        else:
+            point[F] = 0.0
+        with pytest.raises((TypeError, ValueError), match=match):
+            linearize(kane, point, constants, specified={F: 0.0})
+
+    @pytest.mark.parametrize('bad, match', [
+        ('nan', r'guess\[x\(t\)\] must be finite'),
+        ('str', r'guess\[x\(t\)\] must be a real number'),
+        ('unknown', r"guess: \['F\(t\)'\] are not coordinates")])
+    def test_equilibrium(self, cart_pendulum, bad, match):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
+        guess = {x: 0.0, th: 0.0}
+        if bad == 'nan':
+            guess[x] = np.nan
+        elif bad == 'str':
+            guess[x] = 'a'
+        else:
+            guess[F] = 0.0
+        with pytest.raises((TypeError, ValueError), match=match):
+            equilibrium(kane, guess, constants, specified={F: 0.0})
+
+    @pytest.mark.parametrize('function', ['linearize', 'equilibrium'])
+    def test_singular_mass_matrix(self, cart_pendulum, function):
+        kane, (x, th, v, w), F, constants = cart_pendulum()
+        massless = {s: (0.0 if s.name in ('m', 'M') else value)
+                    for s, value in constants.items()}
+        if function == 'linearize':
+            call = lambda: linearize(kane, {x: 0.0, th: 0.1, v: 0.0,
+                                            w: 0.0}, massless,
+                                     specified={F: 0.0})
+            where = 'operating_point'
+        else:
+            call = lambda: equilibrium(kane, {x: 0.0, th: 0.1}, massless,
+                                       specified={F: 0.0})
+            where = 'guess'
+        with pytest.raises(ValueError, match=where + r': the mass matrix '
+                           r'is singular at t = 0 \(x = 0, theta = 0.1'):
+            call()
+
+    def test_dependent_coordinates_of_a_guess_are_optional(self):
+        """As documented: the dependent y is solved from the circle."""
+        kane, (x, y, ux, uy), constants = _natural_pendulum('x')
+        rest = equilibrium(kane, {x: 0.3}, constants)
+        assert abs(rest[x]) <= 1e-8
+        assert abs(rest[y]) == pytest.approx(2.0, abs=1e-12)

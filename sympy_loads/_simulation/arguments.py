@@ -301,9 +301,10 @@ def _entry(mapping, key):
     return lambda: f'{mapping}[{key}]'
 
 
-def _initial_state(nm, initial_conditions):
+def _initial_state(nm, initial_conditions, name='initial_conditions'):
     """Return full ``q0, u0`` (dependent entries are guesses; dependent
-    speeds default to 0 and are solved for) and missing names."""
+    speeds default to 0 and are solved for) and missing names; messages
+    name the argument ``name`` (``operating_point``, ``guess``)."""
     nq, nu = len(nm.q), len(nm.u)
     if hasattr(initial_conditions, 'items'):
         q0, u0 = np.zeros(nq), np.zeros(nu)
@@ -311,7 +312,7 @@ def _initial_state(nm, initial_conditions):
         strings = [k for k in initial_conditions if isinstance(k, str)]
         if strings:
             raise TypeError(
-                f'initial_conditions: keys must be the model\'s coordinates '
+                f'{name}: keys must be the model\'s coordinates '
                 f'and speeds (functions of time such as '
                 f'dynamicsymbols(\'q1\')), not strings {strings}; the model '
                 f'has {[str(s) for s in nm.q + nm.u]}.')
@@ -319,36 +320,36 @@ def _initial_state(nm, initial_conditions):
         unknown = [k for k in initial_conditions if k not in known]
         if unknown:
             raise ValueError(
-                f'initial_conditions: {sorted(map(str, unknown))} are not '
+                f'{name}: {sorted(map(str, unknown))} are not '
                 f'coordinates or speeds of the model; they are '
                 f'{[str(s) for s in nm.q + nm.u]}.')
         for i, s in enumerate(nm.q):
             if s in initial_conditions:
-                q0[i] = _as_float(_entry('initial_conditions', s),
+                q0[i] = _as_float(_entry(name, s),
                                   initial_conditions[s])
             else:
                 missing.append(s)
         for i, s in enumerate(nm.u):
             if s in initial_conditions:
-                u0[i] = _as_float(_entry('initial_conditions', s),
+                u0[i] = _as_float(_entry(name, s),
                                   initial_conditions[s])
             elif i not in set(nm.u_dep_idx):
                 missing.append(s)
         return q0, u0, missing
     try:
-        values = _real_array('initial_conditions', initial_conditions)
+        values = _real_array(name, initial_conditions)
     except (TypeError, ValueError):
         raise TypeError(
-            'initial_conditions must be a mapping from coordinates and '
-            'speeds to numbers, or an array of [q, u] in model order.'
+            f'{name} must be a mapping from coordinates and speeds to '
+            f'numbers, or an array of [q, u] in model order.'
         ) from None
     if values.shape != (nq + nu,):
         raise ValueError(
-            f'initial_conditions must have shape ({nq + nu},) (the '
+            f'{name} must have shape ({nq + nu},) (the '
             f'{nq} coordinates then the {nu} speeds in model order), got '
             f'shape {values.shape}.')
     if not np.all(np.isfinite(values)):
-        raise ValueError('initial_conditions must be finite.')
+        raise ValueError(f'{name} must be finite.')
     return values[:nq].copy(), values[nq:].copy(), []
 
 

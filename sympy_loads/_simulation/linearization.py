@@ -33,19 +33,37 @@ so ``A`` and ``B`` are exact up to round-off: no finite differences.
 
 The independent coordinates and speeds (the states of the linear model)
 are the model's, unless its dependent block of ``phi_q`` or ``K`` is ill
-conditioned at the operating point (smallest/largest singular value below
-:data:`CONDITION_RATIO`); then the dependent ones are those chosen by QR
-with column pivoting, the best conditioned block. The rates and
-multipliers at the operating point come from the augmented system
-``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no such choice.
+conditioned at the operating point: its measure
+(:func:`.partition.block_measure`, the smallest pivot over the largest
+column norm of the *full* Jacobian) below
+:data:`.partition.PARTITION_RATIO`; then the dependent ones are those
+chosen by QR with column pivoting, the best conditioned block, where it
+is :data:`.partition.PARTITION_GAIN` times better: simulate()'s rule at
+its start (:func:`choose_partition`). Measured against its own scale, a
+1 x 1 block (``2 x`` of a circle at ``x = 1e-16``) would always look well
+conditioned. The rates and multipliers at the operating point come from
+the augmented system ``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which
+needs no such choice.
+
+The equilibrium search (:func:`equilibrium_at`) uses the same choice at
+the guess and makes it again where the blocks degrade on the way; its
+dependent speeds are solved from the velocity constraints (independent
+speeds zero), so that constraints moving with time give the quasi-static
+rest.
 """
+
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sm
-from scipy import linalg, optimize
+from scipy import optimize
 from sympy.physics.mechanics import dynamicsymbols
 
 from .arguments import _initial_state, _pack_constants, check_specified_keys
+from .partition import (PARTITION_GAIN, PARTITION_RATIO, Partition,
+                        best_columns, block_measure, full_jacobians)
+from .problem import format_state
+from ..constraints import HolonomicConstraintSolver
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
 from .._numeric import eom_blocks
@@ -57,8 +75,9 @@ __all__ = []
 
 _TIME = dynamicsymbols._t
 
-# a dependent block whose smallest/largest singular value ratio is below
-# this is not used: another independent set is chosen (pivoted QR)
+#: Where even the best conditioned dependent block measures below this
+#: (:func:`.partition.block_measure`), the full constraint Jacobian has
+#: lost rank: no independent set parametrizes the motion (a ValueError).
 CONDITION_RATIO = 1e-8
 
 
@@ -190,36 +209,77 @@ def constraint_solver(nm, constants_map, options=None):
                                   for k in solver.constants})
 
 
-def _independent(jacobian, default_dep, n, model_set=False):
-    """``(independent, dependent)`` index arrays: the model's dependent
-    set when its block of ``jacobian`` is well conditioned, else the
-    columns chosen by QR with column pivoting (the best conditioned
-    block)."""
-    default_dep = np.asarray(default_dep, dtype=int)
-    if not len(default_dep):
-        return np.arange(n), default_dep
-    block = jacobian[:, default_dep]
-    s = np.linalg.svd(block, compute_uv=False)
-    if model_set or s[0] > 0 and s[-1] >= CONDITION_RATIO * s[0]:
-        dep = default_dep
-    else:
-        _, r, piv = linalg.qr(jacobian, pivoting=True, mode='economic')
-        diag = np.abs(np.diag(r))
-        if not len(diag) or diag[-1] <= CONDITION_RATIO * diag[0]:
-            raise ValueError(
-                'operating_point: the constraints are singular there '
-                '(rank-deficient Jacobian): no set of independent '
-                'coordinates or speeds parametrizes the motion about it.')
-        dep = np.sort(piv[:jacobian.shape[0]])
+def _dependent_set(jacobian, model_dep, what, kind):
+    """The dependent columns (indices, ascending) of ``jacobian``
+    (``Phi_q`` or ``K``) at an operating point, by the rule simulate()
+    applies at its start (:mod:`.partition`): the model's ``model_dep``
+    while their block's measure (:func:`.partition.block_measure`: its
+    smallest pivot over the largest column norm of the *full* Jacobian,
+    so that a 1 x 1 block such as ``2 x`` at ``x = 1e-16`` counts as
+    singular) is at least :data:`.partition.PARTITION_RATIO`; else the
+    best conditioned set (QR with column pivoting) where that is
+    :data:`.partition.PARTITION_GAIN` times better. ``ValueError`` naming
+    ``what`` where the set taken measures below :data:`CONDITION_RATIO`:
+    the full Jacobian has lost rank there."""
+    dep = tuple(int(i) for i in model_dep)
+    if not dep:
+        return dep
+    if not np.all(np.isfinite(jacobian)):
+        raise ValueError(f'{what}: the {kind} constraints\' Jacobian is '
+                         f'not finite there.')
+    now = block_measure(jacobian, dep)
+    if now < PARTITION_RATIO:
+        best = best_columns(jacobian, len(dep))
+        better = block_measure(jacobian, best)
+        if better > PARTITION_GAIN * now:
+            dep, now = best, better
+    if not now > CONDITION_RATIO:
+        kinds = 'coordinates' if kind == 'configuration' else 'speeds'
+        raise ValueError(
+            f'{what}: the {kind} constraints are singular there '
+            f'(rank-deficient Jacobian): no set of independent {kinds} '
+            f'parametrizes the motion about it.')
+    return dep
+
+
+def choose_partition(nm, x, what='operating_point'):
+    """The :class:`.partition.Partition` (dependent coordinates and
+    speeds) to linearize with at the consistent input ``x``: for each of
+    ``Phi_q`` and ``K`` (:func:`.partition.full_jacobians`), the model's
+    dependent set where it is well conditioned, another one where it is
+    not (:func:`_dependent_set`)."""
+    J, K = full_jacobians(nm, x)
+    q_dep = () if J is None else _dependent_set(
+        J, nm.q_dep_idx, what, 'configuration')
+    u_dep = () if K is None else _dependent_set(
+        K, nm.u_dep_idx, what, 'velocity')
+    return Partition(q_dep, u_dep)
+
+
+def _split(dependent, n):
+    """``(independent, dependent)`` index arrays of ``range(n)``."""
+    dep = np.array(sorted(int(i) for i in dependent), dtype=int)
     ind = np.array([i for i in range(n) if i not in set(dep)], dtype=int)
     return ind, dep
 
 
-def rates(nm, x):
+def rates(nm, x, what='operating_point'):
     """``(q', u', lambda)`` at the consistent state in ``x``: the
     unconstrained equations with the velocity constraints' multipliers,
     ``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no choice of
-    dependent speeds (the model's may be singular at ``x``)."""
+    dependent speeds (the model's may be singular at ``x``). A singular
+    mass matrix is a ``ValueError`` naming ``what`` and the state, as
+    simulate() names it."""
+    try:
+        return _rates(nm, x, what)
+    except np.linalg.LinAlgError:
+        raise ValueError(
+            f'{what}: the mass matrix is singular at t = {float(x[0]):.10g} '
+            f'({format_state(nm.q, x[nm.slices[0]])}; '
+            f'{format_state(nm.u, x[nm.slices[1]])}).') from None
+
+
+def _rates(nm, x, what):
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     with np.errstate(all='ignore'):
         e = np.asarray(nm.functions['eom'](x), dtype=float).ravel()
@@ -242,25 +302,27 @@ def rates(nm, x):
         else:
             udot, lam = np.linalg.solve(M, F), np.zeros(0)
     if not (np.all(np.isfinite(qdot)) and np.all(np.isfinite(udot))):
-        raise ValueError('operating_point: the equations of motion are not '
-                         'finite there.')
+        raise ValueError(f'{what}: the equations of motion are not finite '
+                         f'there.')
     return qdot, udot, lam
 
 
-def linearize_at(nm, x, input_columns, model_set=False):
+def linearize_at(nm, x, input_columns, partition=None):
     """``(A, B, q_ind, u_ind)`` about the consistent state in ``x`` (the
     numeric model's input vector); ``input_columns`` are the indices of
-    the inputs in ``nm.specified``; ``model_set``: always the model's own
-    independent coordinates and speeds."""
+    the inputs in ``nm.specified``; ``partition``: the dependent
+    coordinates and speeds to eliminate (a :class:`.partition.Partition`;
+    by default :func:`choose_partition` chooses them at ``x``)."""
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     nh = int(nm.dims[2])
     functions = linear_functions(nm)
+    if partition is None:
+        partition = choose_partition(nm, x)
     qdot, udot, lam = rates(nm, x)
     J = functions(x, qdot, udot, lam)
     # dependent coordinates: dq = Tq dq_I
     if nh:
-        q_ind, q_dep = _independent(J['phi_q'], nm.q_dep_idx, nq,
-                                    model_set)
+        q_ind, q_dep = _split(partition.q_dep, nq)
         Tq = np.zeros((nq, len(q_ind)))
         Tq[q_ind, np.arange(len(q_ind))] = 1.0
         Tq[q_dep] = -np.linalg.solve(J['phi_q'][:, q_dep],
@@ -269,7 +331,7 @@ def linearize_at(nm, x, input_columns, model_set=False):
         q_ind, Tq = np.arange(nq), np.eye(nq)
     # dependent speeds: du = Tu du_J + S dq
     if m:
-        u_ind, u_dep = _independent(J['K'], nm.u_dep_idx, nu, model_set)
+        u_ind, u_dep = _split(partition.u_dep, nu)
         Kd = J['K'][:, u_dep]
         Tu = np.zeros((nu, len(u_ind)))
         Tu[u_ind, np.arange(len(u_ind))] = 1.0
@@ -307,63 +369,169 @@ def linearize_at(nm, x, input_columns, model_set=False):
     return A, B, q_ind, u_ind
 
 
-def equilibrium_at(nm, solver, q_guess, x, tolerance):
-    """The coordinates of a static equilibrium near ``q_guess`` (speeds
-    and accelerations zero, constraints satisfied).
+#: The most changes of the independent set in one equilibrium search.
+MAX_SET_CHANGES = 8
 
-    The unknowns are the independent coordinates; the dependent ones are
-    solved from the configuration constraints at every evaluation (the
-    constraint solver of ``simulate()``, so the search stays on the
-    assembly branch of the guess), and the equations are the independent
-    accelerations at rest, ``u'_J(q_I) = 0``, whose exact Jacobian is the
-    static block of :func:`linearize_at`. ``scipy.optimize.least_squares``
-    solves them (Levenberg-Marquardt where there are at least as many
-    equations as unknowns: a neutral direction such as an ignorable
-    coordinate does not stop it). :class:`EquilibriumError` when the
-    accelerations reached are above ``tolerance`` (relative to those at
-    the guess, at least 1)."""
-    q_ind, u_ind = nm.q_ind_idx, nm.u_ind_idx
-    x = np.array(x, dtype=float)
-    x[nm.slices[1]] = 0.0
-    t = float(x[0])
-    current = np.array(q_guess, dtype=float)
 
-    def state(z):
-        q = current.copy()
-        q[q_ind] = z
-        if solver is not None:
+class _SetChange(Exception):
+    """Inside the equilibrium search: the set's block degraded at ``q``;
+    search on from there with ``partition``."""
+
+    def __init__(self, partition, q):
+        super().__init__()
+        self.partition, self.q = partition, q
+
+
+class _Search:
+    """The equations of the equilibrium search in one partition: the
+    independent coordinates are the unknowns, the dependent ones are
+    solved from the configuration constraints (``solver``, a solver of
+    this partition's dependent set), the independent speeds are zero and
+    the dependent ones are solved from the velocity constraints (not zero
+    where the constraints move with time), and the residuals are the
+    independent accelerations. Where the current blocks degrade
+    (:func:`_dependent_set` would change them) or the solve fails and
+    another set is better conditioned, :class:`_SetChange` is raised."""
+
+    def __init__(self, nm, solver, x, q, partition):
+        self.nm, self.solver, self.x = nm, solver, x
+        self.partition = partition
+        self.q_ind, self.q_dep = _split(partition.q_dep, len(nm.q))
+        self.u_ind, self.u_dep = _split(partition.u_dep, len(nm.u))
+        self.current = np.array(q, dtype=float)
+        self._last = (None, None)
+
+    def state(self, z):
+        """The input vector at the independent coordinates ``z`` (the
+        last one again where ``z`` is the last: least_squares asks for
+        the residual and the Jacobian at the same point)."""
+        z = np.array(z, dtype=float)
+        if self._last[0] is not None and np.array_equal(z, self._last[0]):
+            return self._last[1]
+        x = self._state(z)
+        self._last = (z, x)
+        return x
+
+    def _state(self, z):
+        nm, t = self.nm, float(self.x[0])
+        q = self.current.copy()
+        q[self.q_ind] = z
+        if self.solver is not None:
             try:
-                q = np.asarray(solver.solve_positions(q, t), dtype=float)
+                q = np.asarray(self.solver.solve_positions(q, t),
+                               dtype=float)
             except ConstraintSolverError as error:
-                raise EquilibriumError(
-                    f'equilibrium: the configuration constraints could not '
-                    f'be solved during the search ({error}); try another '
-                    f'guess.', residual=error.residual,
-                    equations=('configuration constraints',),
-                    solution=q) from error
-        current[:] = q
-        xx = x.copy()
-        xx[nm.slices[0]] = q
-        return xx
+                self._change_from(self.current, error)
+        x = self.x.copy()
+        x[nm.slices[0]] = q
+        self._check(x, q)
+        if len(self.u_dep):
+            vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
+            x[nm.slices[1]] = _dependent_speeds(
+                nm, vel, np.zeros(len(nm.u)), self.u_dep)
+        self.current[:] = q
+        return x
 
-    def residual(z):
-        return rates(nm, state(z))[1][u_ind]
+    def _check(self, x, q):
+        """:class:`_SetChange` where the rule of :func:`_dependent_set`
+        changes a block of the current partition at ``x``."""
+        J, K = full_jacobians(self.nm, x)
+        new = []
+        for matrix, dep, kind in ((J, self.partition.q_dep, 'configuration'),
+                                  (K, self.partition.u_dep, 'velocity')):
+            if matrix is None or not len(dep):
+                new.append(tuple(dep))
+                continue
+            try:
+                new.append(_dependent_set(matrix, dep, 'equilibrium', kind))
+            except ValueError:
+                new.append(tuple(dep))    # singular mechanism: as before
+        partition = Partition(*new)
+        if partition != self.partition:
+            raise _SetChange(partition, q)
 
-    def jacobian(z):
-        A, _, q_i, _ = linearize_at(nm, state(z), [], model_set=True)
+    def _change_from(self, q, error):
+        """The solve failed from the last accepted ``q``: search on from
+        there in any better conditioned set of coordinates (as simulate()
+        does after a failed step), else report the failure."""
+        x = self.x.copy()
+        x[self.nm.slices[0]] = q
+        J, _ = full_jacobians(self.nm, x)
+        best = best_columns(J, len(self.q_dep))
+        if best != tuple(self.partition.q_dep) and block_measure(
+                J, best) > block_measure(J, self.partition.q_dep):
+            raise _SetChange(Partition(best, self.partition.u_dep),
+                             q.copy()) from None
+        raise EquilibriumError(
+            f'equilibrium: the configuration constraints could not be '
+            f'solved during the search ({error}); try another guess.',
+            residual=error.residual, equations=('configuration constraints',),
+            solution=q) from error
+
+    def residual(self, z, what='equilibrium'):
+        """The independent accelerations at the independent coordinates
+        ``z`` (``what`` names the search or the guess in messages)."""
+        return rates(self.nm, self.state(z), what)[1][self.u_ind]
+
+    def jacobian(self, z):
+        A, _, q_i, _ = linearize_at(self.nm, self.state(z), [],
+                                    self.partition)
         return A[len(q_i):, :len(q_i)]
 
-    z0 = current[q_ind].copy()
-    start = residual(z0)
-    scale = max(1.0, float(np.max(np.abs(start), initial=0.0)))
-    method = 'lm' if len(u_ind) >= len(q_ind) else 'trf'
-    with np.errstate(all='ignore'):
-        solution = optimize.least_squares(
-            residual, z0, jac=jacobian, method=method, xtol=1e-15,
-            ftol=1e-15, gtol=1e-15, max_nfev=100 * (len(q_ind) + 1))
-    final = residual(solution.x)
-    q = current.copy()
-    names = [f'the acceleration of {nm.u[i]}' for i in u_ind]
+    def run(self):
+        """``(residual, evaluations)`` at the end of ``least_squares``
+        (Levenberg-Marquardt where there are at least as many equations
+        as unknowns: a neutral direction such as an ignorable coordinate
+        does not stop it)."""
+        z0 = self.current[self.q_ind].copy()
+        method = 'lm' if len(self.u_ind) >= len(self.q_ind) else 'trf'
+        with np.errstate(all='ignore'):
+            solution = optimize.least_squares(
+                self.residual, z0, jac=self.jacobian, method=method,
+                xtol=1e-15, ftol=1e-15, gtol=1e-15,
+                max_nfev=100 * (len(self.q_ind) + 1))
+        return self.residual(solution.x), solution.nfev
+
+
+def equilibrium_at(nm, solver_for, q_guess, x, partition, tolerance):
+    """The coordinates of a static equilibrium near ``q_guess``: the
+    independent accelerations zero with the independent speeds zero
+    (the dependent speeds as the velocity constraints give them), the
+    constraints satisfied.
+
+    The unknowns are the independent coordinates of ``partition`` (chosen
+    at the guess as :func:`linearize_at` chooses them); the dependent ones
+    are solved from the configuration constraints at every evaluation
+    (``solver_for(dependent)`` gives the solver, as in ``simulate()``, so
+    the search stays on the assembly branch of the guess), and the
+    equations are the independent accelerations, whose exact Jacobian is
+    the static block of :func:`linearize_at`, solved by
+    ``scipy.optimize.least_squares`` (see :class:`_Search`). Where the
+    partition's blocks degrade on the way, the search goes on from there
+    in a better conditioned set (at most :data:`MAX_SET_CHANGES` times).
+    :class:`EquilibriumError` when the accelerations reached are above
+    ``tolerance`` (relative to those at the guess, at least 1)."""
+    x = np.array(x, dtype=float)
+    q = np.array(q_guess, dtype=float)
+    scale = None
+    for _ in range(MAX_SET_CHANGES + 1):
+        search = _Search(nm, solver_for(partition.q_dep), x, q, partition)
+        try:
+            if scale is None:
+                start = search.residual(q[search.q_ind], 'guess')
+                scale = max(1.0, float(np.max(np.abs(start), initial=0.0)))
+            final, evaluations = search.run()
+            break
+        except _SetChange as change:
+            partition, q = change.partition, change.q
+    else:
+        raise EquilibriumError(
+            f'equilibrium: the set of independent coordinates and speeds '
+            f'changed {MAX_SET_CHANGES} times during the search (its '
+            f'blocks keep turning ill conditioned); try another guess.',
+            residual=float('nan'), solution=q)
+    q = search.current.copy()
+    names = [f'the acceleration of {nm.u[i]}' for i in search.u_ind]
     worst = np.argsort(-np.abs(final))
     failed = [i for i in worst if not abs(final[i]) <= tolerance * scale]
     if failed:
@@ -372,7 +540,7 @@ def equilibrium_at(nm, solver, q_guess, x, tolerance):
                            for i in failed[:4])
         raise EquilibriumError(
             f'equilibrium: no static equilibrium found from the guess '
-            f'(largest residual {largest:.3g} after {solution.nfev} '
+            f'(largest residual {largest:.3g} after {evaluations} '
             f'evaluations, tolerance {tolerance:g} x {scale:.3g}; not '
             f'satisfied: {listed}); try another guess.', residual=largest,
             equations=tuple(names[i] for i in failed), solution=q)
@@ -392,9 +560,11 @@ class LinearModel:
     the model's order), and ``r`` the deviations of the specified inputs
     named in :attr:`inputs`. The dependent coordinates and speeds follow
     from ``x`` through the constraints (to first order). Where the model's
-    own dependent block is singular at the operating point, another
-    independent set is used (chosen by QR with column pivoting), and
-    :attr:`states` says which.
+    own dependent block is ill conditioned at the operating point
+    (measured against the whole constraint Jacobian, as
+    :func:`~sympy_loads.simulate` measures it), another independent set
+    is used (chosen by QR with column pivoting), and :attr:`states` says
+    which.
 
     Examples
     ========
@@ -548,17 +718,22 @@ class LinearModel:
                           inputs=[str(s) for s in self._inputs])
 
 
-def _operating_values(nm, point, constants, specified, time, what,
-                      speeds=True, options=None):
-    """The checked ``(x, q, u, constraint solver)`` of an operating point:
-    ``x`` is the numeric model's input vector with the dependent
-    coordinates and speeds solved (MissingValuesError listing every
-    missing value)."""
-    if nm.friction:
-        raise ValueError(f'{what}: models with joint friction cannot be '
-                         f'linearized (its magnitude is not smooth).')
-    time = _as_float('time', time)
-    c, missing_c, values = _pack_constants(nm, constants)
+class Operating(NamedTuple):
+    """A checked operating point (or equilibrium guess): the numeric
+    model's input vector ``x`` with the dependent coordinates and speeds
+    solved, its ``q`` and ``u``, the configuration constraints' solver
+    (None without) and the :class:`.partition.Partition` chosen there."""
+
+    x: np.ndarray
+    q: np.ndarray
+    u: np.ndarray
+    solver: object
+    partition: Partition
+
+
+def _specified_values(nm, specified):
+    """``(values, missing)``: the operating values of the specified
+    inputs in ``nm.specified`` order (NaN where missing)."""
     specified = {} if specified is None else specified
     if not hasattr(specified, 'items'):
         raise TypeError(f'specified must be a mapping from the specified '
@@ -578,19 +753,47 @@ def _operating_values(nm, point, constants, specified, time, what,
                 f'specified[{symbol}] must be a number (the operating value '
                 f'of the input), not {type(value).__name__} {value!r}.')
         s.append(_as_float(f'specified[{symbol}]', value))
+    return np.array(s, dtype=float), missing_s
+
+
+def _at_rest(nm, point):
+    """An equilibrium guess with every speed zero (``ValueError`` for a
+    nonzero one)."""
+    speeds = set(nm.u)
+    moving = [str(k) for k in point if k in speeds and _as_float(
+        f'guess[{k}]', point[k]) != 0.0]
+    if moving:
+        raise ValueError(f'guess: the speeds of a static equilibrium '
+                         f'are zero, not {moving}.')
+    point = {k: v for k, v in point.items() if k not in speeds}
+    point.update({s_: 0.0 for s_ in nm.u})
+    return point
+
+
+def _operating_values(nm, point, constants, specified, time, what,
+                      speeds=True, options=None):
+    """The checked :class:`Operating` point of ``point``
+    (MissingValuesError listing every missing value). ``what`` names the
+    argument (``operating_point`` or ``guess``); ``speeds=False``: an
+    equilibrium guess, at rest, whose dependent coordinates may be left
+    out (they are solved for)."""
+    if nm.friction:
+        raise ValueError(f'{what}: models with joint friction cannot be '
+                         f'linearized (its magnitude is not smooth).')
+    time = _as_float('time', time)
+    c, missing_c, values = _pack_constants(nm, constants)
+    s, missing_s = _specified_values(nm, specified)
     if not hasattr(point, 'items'):
         raise TypeError(f'{what} must be a mapping from coordinates and '
                         f'speeds to numbers, not {type(point).__name__}.')
     if not speeds:
-        given = [k for k in point if k in set(nm.u)]
-        moving = [str(k) for k in given if _as_float(
-            f'guess[{k}]', point[k]) != 0.0]
-        if moving:
-            raise ValueError(f'guess: the speeds of a static equilibrium '
-                             f'are zero, not {moving}.')
-        point = {k: v for k, v in point.items() if k not in set(nm.u)}
-        point.update({s_: 0.0 for s_ in nm.u})
-    q, u, missing_x = _initial_state(nm, point)
+        point = _at_rest(nm, point)
+    q, u, missing_x = _initial_state(nm, point, what)
+    unknown = []
+    if not speeds:       # dependent coordinates: optional in a guess
+        dependent = {nm.q[i]: int(i) for i in nm.q_dep_idx}
+        unknown = [dependent[k] for k in missing_x if k in dependent]
+        missing_x = [k for k in missing_x if k not in dependent]
     problems = [f'{label}: {[str(m) for m in missing]}'.replace("'", '')
                 for label, missing in (
                     ('missing constants', missing_c),
@@ -598,22 +801,47 @@ def _operating_values(nm, point, constants, specified, time, what,
                     (f'missing values in {what}', missing_x)) if missing]
     if problems:
         raise MissingValuesError(f'{what}: ' + '; '.join(problems))
-    constants_map = dict(zip(nm.constants, c))
-    solver = constraint_solver(nm, constants_map, options)
-    x = nm.pack(time, q, u, c, np.array(s, dtype=float))
+    solver = constraint_solver(nm, dict(zip(nm.constants, c)), options)
+    x = nm.pack(time, q, u, c, s)
     if solver is not None:
         # assembled from the guess first, as simulate() does: the
         # equilibrium search then starts on the constraint manifold
-        try:
-            q = np.asarray(solver.solve_positions(q, time), dtype=float)
-        except ConstraintSolverError as error:
-            q = _assemble_other_set(nm, x, q, error)
+        q = _assemble(nm, solver, x, q, unknown)
         x[nm.slices[0]] = q
+    partition = choose_partition(nm, x, what)
     if nm.has_velocity_constraints and speeds:
         vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
-        u = _dependent_speeds(nm, vel, u)
+        u = _dependent_speeds(nm, vel, u, partition.u_dep)
         x[nm.slices[1]] = u
-    return x, q, u, solver
+    return Operating(x, q, u, solver, partition)
+
+
+#: Starting values of the dependent coordinates left out of an
+#: equilibrium guess, tried in turn (0 alone may be a singular point of
+#: the constraints, as y = 0 is of x^2 + y^2 = l^2).
+DEPENDENT_STARTS = (0.0, 1.0, -1.0)
+
+
+def _assemble(nm, solver, x, q, unknown):
+    """The configuration solved from ``q`` (dependent entries are
+    guesses; those at the indices ``unknown`` were not given and are
+    tried from each of :data:`DEPENDENT_STARTS`). Where the model's
+    dependent block is singular at the guess, another set is solved
+    (:func:`_assemble_other_set`)."""
+    time = float(x[0])
+    starts = DEPENDENT_STARTS if unknown else (None,)
+    for start in starts:
+        trial = np.array(q, dtype=float)
+        if start is not None:
+            trial[unknown] = start
+        try:
+            return np.asarray(solver.solve_positions(trial, time),
+                              dtype=float)
+        except ConstraintSolverError as error:
+            failure = error
+    if unknown:
+        raise failure
+    return _assemble_other_set(nm, x, q, failure)
 
 
 def _assemble_other_set(nm, x, q, error):
@@ -630,10 +858,12 @@ def _assemble_other_set(nm, x, q, error):
         x[nm.slices[0]] = values
         J = functions(x, np.zeros(nq), np.zeros(nu), np.zeros(m))
         return J['phi'], J['phi_q']
-    try:
-        _, dep = _independent(blocks(q)[1], nm.q_dep_idx, nq)
-    except ValueError:
-        raise error from None
+    phi_q = blocks(q)[1]
+    if not np.all(np.isfinite(phi_q)):
+        raise error
+    dep = list(best_columns(phi_q, len(nm.q_dep_idx)))
+    if dep == [int(i) for i in nm.q_dep_idx]:
+        raise error
     q = np.array(q, dtype=float)
 
     def residual(z):
@@ -648,18 +878,38 @@ def _assemble_other_set(nm, x, q, error):
     return q
 
 
-def _dependent_speeds(nm, vel, u):
-    """``u`` with the dependent speeds solved from the velocity
-    constraints (``vel`` from the model's function); where the model's
-    dependent block is singular, those chosen by QR with column pivoting
-    are solved instead and the others keep their given values."""
+def _dependent_speeds(nm, vel, u, dependent):
+    """``u`` with the speeds at the indices ``dependent`` solved from the
+    velocity constraints (``vel`` from the model's function), the others
+    keeping their given values."""
     nu, m = len(nm.u), len(nm.u_dep_idx)
     K = vel[:m * nu].reshape(m, nu)
-    ind, dep = _independent(K, nm.u_dep_idx, nu)
+    ind, dep = _split(dependent, nu)
     u = np.array(u, dtype=float)
     u[dep] = np.linalg.solve(K[:, dep], -(K[:, ind] @ u[ind]
                                            + vel[m * nu:]))
     return u
+
+
+def _solver_for(nm, solver, dependent, options):
+    """The configuration constraints' solver with the coordinates at the
+    indices ``dependent`` as its dependent set: ``solver`` (the model's)
+    for the model's own set, else one made once per set and options and
+    kept with the model (:meth:`.numeric_model.NumericModel.derived`),
+    with ``solver``'s constants."""
+    dependent = tuple(int(i) for i in dependent)
+    if solver is None or dependent == tuple(int(i) for i in nm.q_dep_idx):
+        return solver
+    options = dict(options or {})
+    placeholders = {k: 1.0 for k in solver.constants}
+
+    def build():
+        return HolonomicConstraintSolver(
+            list(nm.f_h), list(nm.q), [nm.q[i] for i in dependent],
+            constants=placeholders, **options)
+    other = _kept(nm, ('solver', dependent, tuple(sorted(options.items()))),
+                  build)
+    return other.with_constants(solver.constants)
 
 
 def linearize_model(nm, operating_point, constants, inputs, specified,
@@ -677,14 +927,14 @@ def linearize_model(nm, operating_point, constants, inputs, specified,
                 f'inputs: {item} is not a specified input of the model; '
                 f'they are {[str(s) for s in nm.specified]}.')
         columns.append(nm.specified.index(item))
-    x, q, u, _ = _operating_values(nm, operating_point, constants,
-                                   specified, time, 'operating_point',
-                                   options=constraint_options)
-    A, B, q_ind, u_ind = linearize_at(nm, x, columns)
+    point = _operating_values(nm, operating_point, constants, specified,
+                              time, 'operating_point',
+                              options=constraint_options)
+    A, B, q_ind, u_ind = linearize_at(nm, point.x, columns, point.partition)
     states = [nm.q[i] for i in q_ind] + [nm.u[i] for i in u_ind]
-    point = dict(zip(nm.q, map(float, q)))
-    point.update(zip(nm.u, map(float, u)))
-    return LinearModel(A, B, states, inputs, point, x[0])
+    values = dict(zip(nm.q, map(float, point.q)))
+    values.update(zip(nm.u, map(float, point.u)))
+    return LinearModel(A, B, states, inputs, values, point.x[0])
 
 
 def equilibrium_model(nm, guess, constants, specified, time, tolerance,
@@ -693,8 +943,13 @@ def equilibrium_model(nm, guess, constants, specified, time, tolerance,
     tolerance = _as_float('tolerance', tolerance)
     if not tolerance > 0:
         raise ValueError(f'tolerance must be positive, got {tolerance}.')
-    x, q, _, solver = _operating_values(nm, guess, constants, specified,
-                                        time, 'guess', speeds=False,
-                                        options=constraint_options)
-    q = equilibrium_at(nm, solver, q, x, tolerance)
+    point = _operating_values(nm, guess, constants, specified, time,
+                              'guess', speeds=False,
+                              options=constraint_options)
+    x = point.x.copy()
+    x[nm.slices[1]] = 0.0
+    q = equilibrium_at(
+        nm, lambda dep: _solver_for(nm, point.solver, dep,
+                                    constraint_options),
+        point.q, x, point.partition, tolerance)
     return dict(zip(nm.q, map(float, q)))
