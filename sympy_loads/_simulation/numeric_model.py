@@ -25,6 +25,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._equations import unconstrained_equations
+from .constraint_consistency import check_velocity_constraints
 from ..constraints import HolonomicConstraintSolver
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
@@ -92,6 +93,8 @@ class NumericModel:
             m_kin.reshape(len(m_kin), 1), f_kin, f_h,
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
         self._check_and_collect(everything, f_h, kane)
+        check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff, self.q,
+                                   self.u, self.specified + self.friction)
 
         # the plain symbols of the input vector, under a prefix that starts
         # no constant's name (the constants keep their own names)
