@@ -20,6 +20,9 @@ import sympy as sm
 import sympy.physics.mechanics as me
 
 from sympy_loads import Simulation, simulate
+from sympy_loads._simulation import constraint_consistency
+from sympy_loads._simulation.constraint_consistency import (
+    check_velocity_constraints)
 
 _t = me.dynamicsymbols._t
 BACKENDS = ['compiled', 'numpy']
@@ -167,3 +170,51 @@ def test_a_time_dependent_constraint_with_its_time_part_runs(backend):
     assert np.max(np.abs(np.hypot(q[:, 0], q[:, 1]) - r)) < 1e-10
     assert np.max(np.abs(q[:, 0] * u[:, 0] + q[:, 1] * u[:, 1]
                          - r * 0.1 * np.cos(times))) < 1e-9
+
+
+@pytest.fixture(params=['symengine', 'sympy'])
+def check_path(request, monkeypatch):
+    """The check's two paths: SymEngine where it imports, SymPy's
+    lambdify where it does not."""
+    if request.param == 'sympy':
+        monkeypatch.setattr(constraint_consistency, 'symengine_available',
+                            lambda: False)
+    return request.param
+
+
+@pytest.mark.parametrize('given, radius, refused', [
+    (None, L, True),
+    ([x * ux - y * uy], L, True),
+    ([x * ux + y * uy], L + a * sm.sin(_t), True),
+    ([(x * ux + y * uy) / (3 * L)], L, False),
+    ([x * ux + y * uy + (x**2 + y**2 - L**2) * ux], L, False),
+    ([x * ux + y * uy - (L + a * sm.sin(_t)) * a * sm.cos(_t)],
+     L + a * sm.sin(_t), False),
+])
+def test_both_paths_of_the_check_agree(check_path, given, radius, refused):
+    kane = pendulum(given, radius=radius)
+    if refused:
+        with pytest.raises(ValueError, match='time derivative'):
+            Simulation(kane, backend='numpy')
+    else:
+        assert Simulation(kane, backend='numpy').coordinates == (x, y)
+
+
+def test_specified_inputs_in_the_kinematics_get_values_too(check_path):
+    """With x' = u_x + w(t) (a specified drift), the derivative of
+    x**2 + y**2 - L**2 has the term 2 x w: the velocity constraint
+    x (u_x + w) + y u_y = 0 holds it, x u_x + y u_y = 0 does not (the
+    check itself; the numeric model decides separately whether it can
+    simulate inputs inside velocity constraints)."""
+    w = me.dynamicsymbols('w')
+    kindiff = {x.diff(_t): ux + w, y.diff(_t): uy}
+    plain = {_t: sm.Symbol('_t'), x: sm.Symbol('_q0'), y: sm.Symbol('_q1'),
+             ux: sm.Symbol('_u0'), uy: sm.Symbol('_u1'), w: sm.Symbol('_s0')}
+    f_h = sm.Matrix([x**2 + y**2 - L**2])
+    right = sm.Matrix([[x, y]]), sm.Matrix([x * w])
+    wrong = sm.Matrix([[x, y]]), sm.Matrix([0])
+    check_velocity_constraints(f_h, *right, kindiff, [x, y], [ux, uy], plain)
+    expected = r'2\*\(u_x\(t\) \+ w\(t\)\)\*x\(t\)'
+    with pytest.raises(ValueError, match=expected):
+        check_velocity_constraints(f_h, *wrong, kindiff, [x, y], [ux, uy],
+                                   plain)

@@ -93,8 +93,6 @@ class NumericModel:
             m_kin.reshape(len(m_kin), 1), f_kin, f_h,
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
         self._check_and_collect(everything, f_h, kane)
-        check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff, self.q,
-                                   self.u, self.specified + self.friction)
 
         # the plain symbols of the input vector, under a prefix that starts
         # no constant's name (the constants keep their own names)
@@ -109,6 +107,8 @@ class NumericModel:
             plain[symbol] = sm.Symbol(f'{tag}s{i}')
             self._inputs.append(plain[symbol])
         self._plain = plain
+        check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff, self.q,
+                                   self.u, plain)
         self.dims = np.array([len(self.q), len(self.u), len(f_h),
                               len(q_dep), len(u_dep),
                               int(self.kinematics_is_identity)], np.int64)
