@@ -81,49 +81,71 @@ def _functions(f_h, k_nh, f_nh, kindiff, q, u, plain):
     None where a value is not finite), with its sizes as attributes, or
     None where the expressions have other functions of time than ``q``,
     ``u`` and the specified inputs (the numeric model refuses or reports
-    those itself)."""
+    those itself) or cannot be evaluated."""
     exprs = [sm.Matrix(m).xreplace(plain) for m in (
         f_h, [kindiff[s.diff(_TIME)] for s in q], k_nh, f_nh)]
     if any(m.atoms(AppliedUndef, sm.Derivative) for m in exprs):
         return None
-    qs, us = [plain[s] for s in q], [plain[s] for s in u]
-    tau = plain[_TIME]
     inputs = set(plain.values())
-    ss = sorted(inputs - set(qs) - set(us) - {tau}, key=str)
-    constants = sorted(set().union(*(m.free_symbols for m in exprs))
-                       - inputs, key=str)
-    if symengine_available():
-        # SymEngine differentiates and builds the function some ten times
-        # faster than SymPy (30 ms for the four-bar against 0.4 s)
-        F, qdot, K, k = (to_symengine(list(m)) for m in exprs)
-        qs, us, ss, constants = (to_symengine(v) for v in (qs, us, ss,
-                                                           constants))
-        tau = to_symengine([tau])[0]
-    else:
-        F, qdot, K, k = (list(m) for m in exprs)
-    parts = [F, [f.diff(s) for f in F for s in qs], [f.diff(tau) for f in F],
-             [e.diff(s) for e in qdot for s in us],
-             [e.subs({s: 0 for s in us}) for e in qdot], K, k]
-    args = list(qs) + [tau] + list(ss) + list(constants)
-    flat = [e for part in parts for e in part]
-    if symengine_available():
-        function = symengine.Lambdify(args, flat, backend='lambda', cse=True)
-    else:
-        function = sm.lambdify([args], flat, 'numpy', cse=True)
-    nq, nu, nh, m = len(q), len(u), len(F), len(k)
+    # a constant is known by its name, as in the numeric model (two
+    # symbols of one name with other assumptions are one constant)
+    named = {c: sm.Symbol(c.name) for c in set().union(
+        *(m.free_symbols for m in exprs)) - inputs}
+    exprs = [m.xreplace(named) for m in exprs]
+    qs, us = [plain[s] for s in q], [plain[s] for s in u]
+    ss = sorted(inputs - set(qs) - set(us) - {plain[_TIME]}, key=str)
+    symbols = [qs, us, ss, [plain[_TIME]],
+               sorted(set(named.values()), key=str)]
+    function = None
+    for use_symengine in ([True, False] if symengine_available() else
+                          [False]):
+        try:
+            function = _build(exprs, symbols, use_symengine)
+            break
+        except Exception:   # noqa: BLE001 -- a function it cannot build
+            continue
+    if function is None:
+        return None
+    nq, nu, nh, m = len(q), len(u), len(f_h), len(f_nh)
     shapes = [(nh, 1), (nh, nq), (nh, 1), (nq, nu), (nq, 1), (m, nu), (m, 1)]
     ends = np.cumsum([a * b for a, b in shapes])
 
     def evaluate(qv, t, sv, cv):
         with np.errstate(all='ignore'):
-            values = np.asarray(function(np.concatenate([qv, [t], sv, cv])),
-                                dtype=float).ravel()
+            try:
+                values = np.asarray(function(np.concatenate(
+                    [qv, [t], sv, cv])), dtype=float).ravel()
+            except (ArithmeticError, ValueError, TypeError, NameError,
+                    RuntimeError):
+                return None
         if not np.all(np.isfinite(values)):
             return None
         return [values[e - a * b:e].reshape(a, b)
                 for e, (a, b) in zip(ends, shapes)]
-    evaluate.sizes = (nq, len(ss), len(constants))
+    evaluate.sizes = (nq, len(ss), len(symbols[-1]))
     return evaluate
+
+
+def _build(exprs, symbols, use_symengine):
+    """The function of the flat ``[F, J, F_t, Q, Q0, K, k]`` of the
+    plain expressions ``exprs = [f_h, q', K, k]`` at the vector ``[q, t,
+    s, c]`` (``symbols = [q, u, s, [t], c]``): differentiated and built
+    by SymEngine (some ten times faster than SymPy: 30 ms for the
+    four-bar against 0.4 s) or by SymPy."""
+    if use_symengine:
+        F, qdot, K, k = (to_symengine(list(m)) for m in exprs)
+        qs, us, ss, (tau,), cs = (to_symengine(v) for v in symbols)
+    else:
+        F, qdot, K, k = (list(m) for m in exprs)
+        qs, us, ss, (tau,), cs = symbols
+    parts = [F, [f.diff(s) for f in F for s in qs], [f.diff(tau) for f in F],
+             [e.diff(s) for e in qdot for s in us],
+             [e.subs({s: 0 for s in us}) for e in qdot], K, k]
+    args = list(qs) + [tau] + list(ss) + list(cs)
+    flat = [e for part in parts for e in part]
+    if use_symengine:
+        return symengine.Lambdify(args, flat, backend='lambda', cse=True)
+    return sm.lambdify([args], flat, 'numpy', cse=True)
 
 
 def _failed_rows(evaluate):
