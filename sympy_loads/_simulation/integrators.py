@@ -214,6 +214,9 @@ def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                           problem=problem)
     if watch is None:
         return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+    # where no partition is much better, change_due lowers the threshold:
+    # the stretch run again from its start begins with it as it was
+    threshold = watch.threshold
     try:
         solution = _odeint(_watched_for_change(fun, t_span, watch), t_span,
                            y0, t_eval, rtol, atol, max_step)
@@ -221,6 +224,7 @@ def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         solution = None
     if solution is not None and solution.success:
         return solution
+    watch.threshold = threshold
     # odeint cannot stop at a step for a change of partition: the stretch
     # goes to solve_ivp's LSODA (the same integrator), which can
     return _ivp_stepped(fun, t_span, y0, 'LSODA', t_eval, rtol, atol,
