@@ -408,7 +408,14 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     the :class:`HolonomicConstraintSolver` (Newton-Raphson, [Autodesk]_)
     and the linear velocity constraints (coordinate partitioning, see the
     module documentation, [Wehage1982]_), so the constraint
-    residual of every returned sample is at the Newton tolerance.
+    residual of every returned sample is at the Newton tolerance. The
+    dependent speeds come from the velocity constraints alone, so these
+    must contain the time derivative of every configuration constraint
+    (SymPy's ``System`` derives them so unless its
+    ``velocity_constraints`` are set; a ``KanesMethod`` takes them as
+    given): a model whose velocity constraints leave one out or mistype
+    it is refused with a ``ValueError`` naming the configuration
+    constraint, checked once per model at a random point.
 
     Which coordinates and speeds are integrated is the engine's choice:
     it starts with the model's (``q_ind``/``u_ind``) where their blocks
@@ -601,7 +608,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         Missing constants, specified inputs or initial conditions (all
         listed in one message), wrong shapes, unknown names, a bad
         ``t_span``/``t_eval``, an initial state that penetrates an
-        impact's plane.
+        impact's plane; velocity constraints that do not contain the time
+        derivative of a configuration constraint (the message names it
+        and gives the expected derivative).
     ConstraintSolverError
         The initial configuration cannot be assembled from the guesses.
     SimulationError
@@ -678,7 +687,9 @@ class Simulation:
     ===========
 
     Everything that depends only on the model and the options given here
-    is done once, when the object is made: the checks of the model and the
+    is done once, when the object is made: the checks of the model (among
+    them that its velocity constraints contain the time derivatives of its
+    configuration constraints, see :func:`simulate`) and the
     options, the derivation of the equations for numeric code, the code
     generation (see :func:`simulate`'s ``backend``), and the functions of
     the ``outputs`` and ``impacts``. Each :meth:`run` then takes the time

@@ -4,7 +4,9 @@ data flows through it:
 * :mod:`.arguments`: checks of the arguments, constants and initial
   conditions packed for the numeric model;
 * :mod:`.numeric_model`: the generated functions of one ``KanesMethod``
-  (:class:`~.numeric_model.NumericModel`) and of its outputs;
+  (:class:`~.numeric_model.NumericModel`) and of its outputs, after
+  :mod:`.constraint_consistency` has checked that its velocity constraints
+  contain the time derivatives of its configuration constraints;
 * :mod:`.problem`: one run's numeric problem (state layout, coordinate
   partitioning, the right-hand side and its diagnosing path);
 * :mod:`.integrators`: the integrators (compiled DOP853 stepping, SciPy's);

@@ -32,8 +32,9 @@ kernel's PARTITION_DUE status, which makes it shorten its steps until it
 stops at the threshold), and :func:`integrate` restarts the integrator
 there from the same physical state with the partition the problem chooses
 (``problem.reselect``), as after an impact. ``'odeint'``, which cannot
-stop at a step, hands a stretch where it fails over to ``solve_ivp``'s
-LSODA (the same integrator), which can.
+stop at a step, hands a stretch where it fails, or where one of its
+evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
+integrator), which can.
 """
 
 import math
@@ -213,16 +214,48 @@ def _integrate(fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                           problem=problem)
     if watch is None:
         return _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
+    # where no partition is much better, change_due lowers the threshold:
+    # the stretch run again from its start begins with it as it was
+    threshold = watch.threshold
     try:
-        solution = _odeint(fun, t_span, y0, t_eval, rtol, atol, max_step)
-    except SimulationError:
+        solution = _odeint(_watched_for_change(fun, t_span, watch), t_span,
+                           y0, t_eval, rtol, atol, max_step)
+    except (SimulationError, _ChangeDue):
         solution = None
     if solution is not None and solution.success:
         return solution
+    watch.threshold = threshold
     # odeint cannot stop at a step for a change of partition: the stretch
-    # goes to solve_ivp's LSODA, which can
+    # goes to solve_ivp's LSODA (the same integrator), which can
     return _ivp_stepped(fun, t_span, y0, 'LSODA', t_eval, rtol, atol,
                         max_step, watch)
+
+
+class _ChangeDue(Exception):
+    """Raised through ``odeint`` by :func:`_watched_for_change`."""
+
+
+def _watched_for_change(fun, t_span, problem):
+    """``fun`` for ``odeint``, which cannot stop at a step: each
+    evaluation that advances the integration (the predictor of a new
+    step, not a Jacobian's or corrector's evaluations at the same time)
+    asks ``problem.change_due`` at its state and raises
+    :class:`_ChangeDue` where a change is due, so that the stretch goes to
+    ``solve_ivp``'s LSODA, stopped at an accepted step for the change.
+    Unwatched, ``odeint`` steps on through a dependent block's zero (a
+    nonholonomic model's 1 x 1 block is well conditioned relative to
+    itself) and returns a wrong path as a success."""
+    direction = 1.0 if t_span[1] >= t_span[0] else -1.0
+    front = [-math.inf]
+
+    def watched(t, y):
+        value = fun(t, y)
+        if direction * t > front[0]:
+            front[0] = direction * t
+            if problem.change_due(t, y):
+                raise _ChangeDue
+        return value
+    return watched
 
 
 def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,

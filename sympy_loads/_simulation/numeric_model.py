@@ -25,6 +25,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._equations import unconstrained_equations
+from .constraint_consistency import check_velocity_constraints
 from ..constraints import HolonomicConstraintSolver
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
@@ -106,6 +107,8 @@ class NumericModel:
             plain[symbol] = sm.Symbol(f'{tag}s{i}')
             self._inputs.append(plain[symbol])
         self._plain = plain
+        check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff, self.q,
+                                   self.u, plain)
         self.dims = np.array([len(self.q), len(self.u), len(f_h),
                               len(q_dep), len(u_dep),
                               int(self.kinematics_is_identity)], np.int64)
