@@ -25,10 +25,12 @@ model's bodies and loads:
 
 The vector algebra (``to_matrix``) is done by SymPy; the Jacobians and
 time derivatives by SymEngine, which is much faster on expressions of
-this size. When a model does not fit this route (a body frame without an
-orientation path, a mass that varies, a velocity that depends on a
-specified input), a fresh unconstrained ``KanesMethod`` derives the
-equations instead, as it also does where SymEngine is not installed.
+this size. A velocity that depends on a specified input ``s`` has the
+time derivative ``... + (d/ds) s'``, with the rate ``s'`` an input of its
+own. When a model does not fit this route (a body frame without an
+orientation path, a mass that varies), a fresh unconstrained
+``KanesMethod`` derives the equations instead, as it also does where
+SymEngine is not installed.
 
 References
 ==========
@@ -106,6 +108,11 @@ def _fast(kane, plain):
     ts = to_symengine([plain[_TIME]])[0]
     qd = to_symengine([qdot_map[s.diff(_TIME)].xreplace(plain) for s in q])
     specified = set(to_symengine(list(specified)))
+    # the plain symbols of the specified inputs whose rates are inputs too
+    # (Derivative(s(t), t) in plain, see numeric_model._input_rates)
+    with_rates = [s for s in plain if isinstance(s, sm.Derivative)]
+    rates = dict(zip(to_symengine([plain[s.expr] for s in with_rates]),
+                     to_symengine([plain[s] for s in with_rates])))
     nu = len(u)
 
     def components(vector, frame):
@@ -121,14 +128,18 @@ def _fast(kane, plain):
         return to_symengine(list(matrix))
 
     def rate(exprs):
-        """Time derivative with ``u' = 0`` (and no specified rates)."""
+        """Time derivative with ``u' = 0`` (through the specified
+        inputs whose rates are inputs too)."""
         out = []
         for expr in exprs:
-            if expr.free_symbols & specified:
+            inputs = expr.free_symbols & specified
+            if any(s not in rates for s in inputs):
                 raise _Unsupported
             value = expr.diff(ts)
             for qi, qdi in zip(qs, qd):
                 value += expr.diff(qi) * qdi
+            for s in inputs:
+                value += expr.diff(s) * rates[s]
             out.append(value)
         return out
 

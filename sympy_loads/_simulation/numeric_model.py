@@ -46,6 +46,27 @@ def _flat(rows):
     return [e for row in rows for e in row]
 
 
+def _input_rates(dynamic, known):
+    """``(inputs, rates)``: the specified inputs among the functions of
+    time ``dynamic`` (those not in ``known``: coordinates, speeds and
+    friction magnitudes) and the first time derivatives of inputs among
+    them (``Derivative(s(t), t)``, which become inputs of their own: see
+    :func:`.arguments._specified_functions`). ValueError for any other
+    derivative (of a coordinate or speed, or of second order)."""
+    derivatives = {s for s in dynamic if isinstance(s, sm.Derivative)}
+    inputs = {s for s in dynamic - derivatives if s not in known}
+    rates = {d for d in derivatives if d.variables == (_TIME,)
+             and d.expr not in known}
+    others = derivatives - rates
+    if others:
+        raise ValueError(
+            f'model: the equations of motion contain the time derivatives '
+            f'{sorted(map(str, others))}; simulate() needs equations in q, '
+            f'u, time functions and first time derivatives of specified '
+            f'inputs only.')
+    return inputs | {d.expr for d in rates}, rates
+
+
 class NumericModel:
     """The numeric functions of one ``KanesMethod`` (and set of joint-
     friction symbols), generated once for one back end (``'compiled'`` or
@@ -91,7 +112,9 @@ class NumericModel:
         everything = sm.Matrix.vstack(
             m_kin.reshape(len(m_kin), 1), f_kin, f_h,
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
-        self._check_and_collect(everything, f_h, kane)
+        self._check_and_collect(everything, f_h, kane,
+                                sm.Matrix.vstack(k_nh.reshape(len(k_nh), 1),
+                                                 f_nh))
 
         # the plain symbols of the input vector, under a prefix that starts
         # no constant's name (the constants keep their own names)
@@ -123,15 +146,11 @@ class NumericModel:
         # (see derived()): the constraint solver, the impacts' functions
         self._derived = {}
 
-    def _check_and_collect(self, everything, f_h, kane):
-        """Set ``specified`` and the candidate constants (by name)."""
+    def _check_and_collect(self, everything, f_h, kane, constraint_part):
+        """Set ``specified`` (the specified inputs, then the rates of those
+        whose rates the equations need, see :func:`_input_rates`),
+        ``velocity_inputs`` and the candidate constants (by name)."""
         dynamic = set(find_dynamicsymbols(everything))
-        derivatives = [s for s in dynamic if isinstance(s, sm.Derivative)]
-        if derivatives:
-            raise ValueError(
-                f'model: the equations of motion contain the time '
-                f'derivatives {sorted(map(str, derivatives))}; simulate() '
-                f'needs equations in q, u and time functions only.')
         # the loads and bodies enter the unconstrained equations, derived
         # later: collect their symbols too
         free = set(everything.free_symbols)
@@ -143,12 +162,23 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
+        known = set(self.q) | set(self.u) | set(self.friction)
         for part in parts:
             free |= part.free_symbols
-            dynamic |= {s for s in find_dynamicsymbols(part)
-                        if not isinstance(s, sm.Derivative)}
-        known = set(self.q) | set(self.u) | set(self.friction)
-        self.specified = sorted(dynamic - known, key=_symbol_key)
+            # (the loads' q' become u through the kinematic equations)
+            dynamic |= {s for s in find_dynamicsymbols(part) if not (
+                isinstance(s, sm.Derivative) and s.expr in known)}
+        inputs, rates = _input_rates(dynamic, known)
+        self.specified = sorted(inputs, key=_symbol_key)
+        # the inputs in the velocity constraints and kinematic equations:
+        # the acceleration constraints and the accelerations need their
+        # rates (slots that no equation uses are dropped in _prepare)
+        in_velocity = set(find_dynamicsymbols(constraint_part)) & inputs
+        in_kinematics = set(find_dynamicsymbols(sm.Matrix(
+            list(self.kindiff.values())))) & inputs
+        rates |= {s.diff(_TIME) for s in in_velocity | in_kinematics}
+        self.velocity_inputs = sorted(in_velocity, key=_symbol_key)
+        self.specified += sorted(rates, key=_symbol_key)
         self._candidates = {str(s): s for s in free - {_TIME}}
         if self.has_config_constraints:
             in_constraints = set(find_dynamicsymbols(f_h)) - set(self.q)
@@ -156,7 +186,11 @@ class NumericModel:
                 raise ValueError(
                     f'model: the holonomic constraints contain the specified '
                     f'inputs {sorted(map(str, in_constraints))}; only '
-                    f'coordinates and time may appear in them.')
+                    f'coordinates and time may appear in them (a coordinate '
+                    f'driven through them would need the inputs\' first and '
+                    f'second rates): write the input as an expression of '
+                    f'time in the constraint (and its time derivative in '
+                    f'the velocity constraint).')
 
     def _prepare(self, f_h, k_nh, f_nh, m_kin, f_kin, q_dep, plain):
         """The flat outputs of the three functions, in plain symbols."""
@@ -176,27 +210,7 @@ class NumericModel:
         if m:
             mass, forcing = unconstrained_equations(self.kane, plain)
             mass = _flat(mass)
-            # g = (K u + k)' with u' = 0: the acceleration constraints
-            # are K u' + g = 0
-            qdot_map = self.kindiff
-            qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
-            qs = conv(sm.Matrix([plain[s] for s in self.q]))
-            us = conv(sm.Matrix([plain[s] for s in self.u]))
-            ts = conv(sm.Matrix([plain[_TIME]]))[0]
-            g = []
-            for i in range(m):
-                expr = sum((velocity[i * nu + j] * us[j] for j in range(nu)),
-                           velocity[m * nu + i])
-                value = expr.diff(ts)
-                for qi, qdi in zip(qs, qd):
-                    value += expr.diff(qi) * qdi
-                g.append(value)
-            spec = set(conv(sm.Matrix([plain[s] for s in self.specified])))
-            if any(set(e.free_symbols) & spec for e in g):
-                raise ValueError(
-                    'model: the velocity constraints contain specified '
-                    'inputs; simulate() needs their time derivatives, '
-                    'which it does not know.')
+            g = self._acceleration_terms(velocity, conv, plain)
         else:
             mass = conv(sm.Matrix(self.kane.mass_matrix))
             forcing = conv(sm.Matrix(self.kane.forcing))
@@ -210,11 +224,57 @@ class NumericModel:
         used = set()
         for expr in hol + velocity + eom:
             used |= {str(s) for s in expr.free_symbols}
+        # the slots of inputs' rates that no equation uses (see
+        # _check_and_collect) are dropped
+        self.specified = [s for s in self.specified if not isinstance(
+            s, sm.Derivative) or str(plain[s]) in used]
         used -= {str(s) for s in plain.values()}
         self.constants = sorted((self._candidates.get(name, sm.Symbol(name))
                                  for name in used), key=_symbol_key)
         self._outputs_of = {'hol': hol, 'vel': velocity, 'eom': eom}
         self.eom_size = len(eom)
+
+    def _acceleration_terms(self, velocity, conv, plain):
+        """``g``, the time derivative of the velocity constraints ``K u +
+        k`` at ``u' = 0`` (the acceleration constraints are ``K u' + g =
+        0``): through the time, the coordinates (``q'`` from the kinematic
+        equations) and the specified inputs (their rates are inputs of
+        their own, see :func:`_input_rates`). ValueError where a
+        constraint contains an input's rate (its second rate would be
+        needed)."""
+        nu, m = len(self.u), len(self.u_dep_idx)
+        qdot_map = self.kindiff
+        qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
+        qs = conv(sm.Matrix([plain[s] for s in self.q]))
+        us = conv(sm.Matrix([plain[s] for s in self.u]))
+        ts = conv(sm.Matrix([plain[_TIME]]))[0]
+        bases = [s for s in self.specified if not isinstance(
+            s, sm.Derivative) and s.diff(_TIME) in plain]
+        pairs = list(zip(conv(sm.Matrix([plain[s] for s in bases])),
+                         conv(sm.Matrix([plain[s.diff(_TIME)]
+                                         for s in bases]))))
+        rates = {str(r): s for (_, r), s in zip(pairs, bases)}
+        g = []
+        for i in range(m):
+            expr = sum((velocity[i * nu + j] * us[j] for j in range(nu)),
+                       velocity[m * nu + i])
+            found = [rates[str(s)] for s in expr.free_symbols
+                     if str(s) in rates]
+            if found:
+                raise ValueError(
+                    f'model: the velocity constraints contain the time '
+                    f'derivatives of the specified inputs '
+                    f'{sorted(str(s.diff(_TIME)) for s in found)}; the '
+                    f'acceleration constraints would need their second '
+                    f'derivatives. Give the rate as an input of its own '
+                    f'(another dynamicsymbol).')
+            value = expr.diff(ts)
+            for qi, qdi in zip(qs, qd):
+                value += expr.diff(qi) * qdi
+            for s, rate in pairs:
+                value += expr.diff(s) * rate
+            g.append(value)
+        return g
 
     def _generate(self, backend):
         kind = 'llvm' if backend == 'compiled' else 'numpy'
