@@ -61,28 +61,34 @@ class _Unsupported(Exception):
     """The fast route does not apply to this model."""
 
 
-def unconstrained_equations(kane, plain):
+def unconstrained_equations(kane, plain, zero=None):
     """``(M, F)``: the unconstrained mass matrix (rows of lists) and
     forcing (list) of ``kane`` in the plain symbols ``plain`` (a mapping
-    from ``q``, ``u``, specified inputs and time to Symbols). SymEngine
-    expressions when SymEngine is installed, else SymPy ones."""
+    from ``q``, ``u``, specified inputs and time to Symbols), with the
+    functions of time in ``zero`` (auxiliary speeds, the reactions they
+    bring into evidence) set to zero. SymEngine expressions when
+    SymEngine is installed, else SymPy ones."""
+    zero = dict(zero or {})
     if symengine_available():
         try:
-            return _fast(kane, plain)
+            return _fast(kane, plain, zero)
         except _Unsupported:
             pass
-    return _from_kanes_method(kane, plain)
+    return _from_kanes_method(kane, plain, zero)
 
 
-def _from_kanes_method(kane, plain):
+def _from_kanes_method(kane, plain, zero):
     """A fresh ``KanesMethod`` with every speed independent."""
     parts = _kanes_parts(kane)
     kd = [qd - expr for qd, expr in kane.kindiffdict().items()]
     unconstrained = KanesMethod(parts.frame, list(kane.q), list(kane.u),
-                                kd_eqs=kd)
+                                kd_eqs=kd, u_auxiliary=parts.u_aux or None)
     unconstrained.kanes_equations(kane.bodies, kane.loads)
-    mass = sm.Matrix(unconstrained.mass_matrix).xreplace(plain)
-    forcing = sm.Matrix(unconstrained.forcing).xreplace(plain)
+    n = len(kane.u)      # (the auxiliary equations' rows follow)
+    mass = sm.Matrix(unconstrained.mass_matrix)[:n, :n].xreplace(
+        zero).xreplace(plain)
+    forcing = sm.Matrix(unconstrained.forcing)[:n, :].xreplace(
+        zero).xreplace(plain)
     if symengine_available():
         mass = [to_symengine(list(mass.row(i))) for i in range(mass.rows)]
         return mass, to_symengine(list(forcing))
@@ -95,7 +101,7 @@ def _frame_of(vector, default):
     return vector.args[0][1] if vector.args else default
 
 
-def _fast(kane, plain):
+def _fast(kane, plain, zeroed):
     import symengine as se
     parts = _kanes_parts(kane)
     N = parts.frame
@@ -122,7 +128,7 @@ def _fast(kane, plain):
             matrix = vector.to_matrix(frame)
         except ValueError:    # no orientation path between the frames
             raise _Unsupported from None
-        matrix = matrix.xreplace(qdot_map).xreplace(plain)
+        matrix = matrix.xreplace(qdot_map).xreplace(zeroed).xreplace(plain)
         if matrix.atoms(sm.Derivative):
             raise _Unsupported
         return to_symengine(list(matrix))

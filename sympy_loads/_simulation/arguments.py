@@ -350,6 +350,14 @@ def check_specified_keys(nm, specified):
     """ValueError naming the keys of ``specified`` that are not specified
     inputs of the model's equations."""
     unknown = [k for k in specified if k not in nm.specified]
+    reactions = [k for k in unknown if k in getattr(nm, 'reactions', ())]
+    if reactions:
+        raise ValueError(
+            f'specified: {sorted(map(str, reactions))} are reactions '
+            f'brought into evidence by the auxiliary speeds '
+            f'{[str(s) for s in nm.u_aux]} (u_auxiliary): they are computed '
+            f'from the auxiliary equations, not given; ask for them with '
+            f'outputs={{name: reaction}}.')
     if unknown:
         raise ValueError(
             f'specified: {sorted(map(str, unknown))} do not appear in the '

@@ -46,6 +46,26 @@ def _flat(rows):
     return [e for row in rows for e in row]
 
 
+def _reactions(kane, u_aux, equations):
+    """The reaction symbols of a model with the auxiliary speeds ``u_aux``
+    (``KanesMethod(..., u_auxiliary=...)``): the functions of time in its
+    auxiliary equations other than coordinates, speeds and their
+    derivatives that the equations of motion (``equations``, with SymPy's
+    reduced ones, where a noncontributing force cancels) do not contain.
+    A load's symbol that the equations of motion do contain stays a
+    specified input."""
+    if not u_aux:
+        return []
+    aux = sm.Matrix(kane.auxiliary_eqs)
+    known = set(kane.q) | set(kane.u) | set(u_aux)
+    main = set(find_dynamicsymbols(equations))
+    for matrix in (kane.mass_matrix, kane.forcing):
+        main |= set(find_dynamicsymbols(sm.Matrix(matrix)))
+    found = {s for s in find_dynamicsymbols(aux)
+             if not isinstance(s, sm.Derivative) and s not in known}
+    return sorted(found - main, key=_symbol_key)
+
+
 def _input_rates(dynamic, known):
     """``(inputs, rates)``: the specified inputs among the functions of
     time ``dynamic`` (those not in ``known``: coordinates, speeds and
@@ -112,6 +132,15 @@ class NumericModel:
         everything = sm.Matrix.vstack(
             m_kin.reshape(len(m_kin), 1), f_kin, f_h,
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
+        # the reactions brought into evidence by auxiliary speeds: outputs,
+        # not inputs (see reaction_expressions)
+        self.u_aux = parts.u_aux
+        self.reactions = _reactions(kane, parts.u_aux, everything)
+        self._reaction_expressions = None
+        # what the unconstrained equations set to zero: the auxiliary
+        # speeds, and the reactions, noncontributing (their part lies in
+        # the span of the velocity constraints' multipliers)
+        self._zero = {s: 0 for s in self.u_aux + self.reactions}
         self._check_and_collect(everything, f_h, kane,
                                 sm.Matrix.vstack(k_nh.reshape(len(k_nh), 1),
                                                  f_nh))
@@ -162,7 +191,8 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
-        known = set(self.q) | set(self.u) | set(self.friction)
+        known = (set(self.q) | set(self.u) | set(self.friction)
+                 | set(self.reactions))
         for part in parts:
             free |= part.free_symbols
             # (the loads' q' become u through the kinematic equations)
@@ -208,7 +238,8 @@ class NumericModel:
         kinematics = ([] if self.kinematics_is_identity else conv(m_kin))
         kinematics += conv(f_kin)
         if m:
-            mass, forcing = unconstrained_equations(self.kane, plain)
+            mass, forcing = unconstrained_equations(self.kane, plain,
+                                                    self._zero)
             mass = _flat(mass)
             g = self._acceleration_terms(velocity, conv, plain)
         else:
@@ -378,6 +409,31 @@ class NumericModel:
         return self.derived(
             ('constraint solver', tuple(sorted(options.items()))), build)
 
+    def reaction_expressions(self, name=None):
+        """``{reaction: expression}``: the reactions brought into evidence
+        by the auxiliary speeds (:attr:`reactions`), solved from the
+        auxiliary equations of the ``KanesMethod`` (linear in them) as
+        expressions of the coordinates, speeds, their time derivatives,
+        the specified inputs and the constants; outputs take them from
+        here. ValueError (naming the output ``name``) where the auxiliary
+        equations do not determine them."""
+        if self._reaction_expressions is None:
+            aux = [e for e in sm.Matrix(self.kane.auxiliary_eqs)]
+            A, b = sm.linear_eq_to_matrix(aux, self.reactions)
+            rows = [i for i in range(A.rows) if any(A.row(i))]
+            A, b = A.extract(rows, list(range(A.cols))), b.extract(rows, [0])
+            if A.rows != A.cols or A.det() == 0:
+                raise ValueError(
+                    f'outputs[{name!r}]: the auxiliary equations of the '
+                    f'model do not determine the reactions '
+                    f'{[str(s) for s in self.reactions]} (their '
+                    f'coefficients form a {A.rows}x{A.cols} matrix that is '
+                    f'not invertible); add an auxiliary speed in the '
+                    f'direction of each reaction.')
+            self._reaction_expressions = dict(zip(self.reactions,
+                                                  A.LUsolve(b)))
+        return self._reaction_expressions
+
     def output_function(self, outputs):
         """The :class:`OutputSpec` of the ``outputs`` mapping, generated
         once per set of expressions (its ``function`` takes the rows
@@ -408,6 +464,8 @@ class NumericModel:
                 raise ValueError(
                     f'outputs[{name!r}] must be a scalar or a column/row '
                     f'matrix, not shape {matrix.shape}.')
+            if self.reactions and matrix.has(*self.reactions):
+                matrix = matrix.xreplace(self.reaction_expressions(name))
             matrix = matrix.xreplace(kindiff)
             matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
             unknown = [s for s in find_dynamicsymbols(matrix)
