@@ -526,7 +526,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         derivative of an expression (compiled with the model), and for a
         callable ``f(t)`` the central difference ``(f(t + h) - f(t -
         h))/(2h)``, ``h = eps**(1/3) max(1, |t|)``, whose error is at most
-        ``h**2/6 max|f'''| + eps max|f|/h`` (about ``1e-11`` relative for
+        ``h**2/6 max|f'''| + eps max|f|/h`` (``6e-12 |f'''| + 3.7e-11
+        |f|`` for ``|t| <= 1``, far below the integration tolerances for
         a smooth ``f``; ``f`` must be defined within ``h`` outside the
         time span). Give the rate yourself as ``specified[s.diff(t)]``
         (a number, callable or expression) where ``f`` is not smooth or
@@ -538,7 +539,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         Name -> SymPy expression (scalar or column matrix) evaluated at
         every sample, e.g. ``{'energy': T + V}``. Expressions may contain
         the coordinates, speeds, their time derivatives, time, specified
-        inputs and constants; they are lambdified once and cached.
+        inputs and constants; they are lambdified once and cached. In a
+        model with auxiliary speeds (``KanesMethod(..., u_auxiliary=...)``)
+        they may contain the reactions those bring into evidence (the
+        functions of time of the auxiliary equations that the equations of
+        motion lack): their values are solved from the auxiliary
+        equations (see the tutorial "Simulating a closed-loop
+        mechanism").
     joint_friction : sequence, optional
         Objects with ``.symbols`` (dynamic symbols that appear in the
         loads as unknown friction magnitudes) and ``.prepare(model,
