@@ -25,13 +25,14 @@ TOL = 1e-7
 BACKENDS = ['compiled', 'numpy']
 
 
-def _driven_cart():
+def _driven_cart(rate_in_constraint=False):
     """A cart moving along N.y at the prescribed speed ``s(t)`` (the
     velocity constraint ``v - s = 0``, ``v`` dependent) carrying a
     pendulum (angle ``theta`` from the downward N.x, length ``L``).
 
     By hand: ``y' = s`` and ``L theta'' = -(g sin(theta) + s' cos(theta))``
-    (the bob's tangential acceleration ``s' cos(theta) + L theta''``)."""
+    (the bob's tangential acceleration ``s' cos(theta) + L theta''``).
+    ``rate_in_constraint``: the constraint ``v - s' = 0`` instead."""
     y, th, v, w, s = me.dynamicsymbols('y theta v omega s')
     M, m, L, g = sm.symbols('M m L g', positive=True)
     N = me.ReferenceFrame('N')
@@ -45,7 +46,8 @@ def _driven_cart():
     P.v2pt_theory(C, N, A)
     kane = me.KanesMethod(N, [y, th], [w], kd_eqs=[y.diff() - v,
                                                    th.diff() - w],
-                          u_dependent=[v], velocity_constraints=[v - s])
+                          u_dependent=[v], velocity_constraints=[
+                              v - (s.diff(t) if rate_in_constraint else s)])
     kane.kanes_equations([me.Particle('cart', C, M),
                           me.Particle('bob', P, m)],
                          [(C, M * g * N.x), (P, m * g * N.x)])
@@ -143,7 +145,8 @@ class TestInputInVelocityConstraint:
         with pytest.raises(ValueError, match=r'specified\[s\(t\)\].*omega'):
             _run_cart(cart, cart.w, 'compiled')
 
-    def test_linearize_input_column(self, cart):
+    @pytest.mark.parametrize('backend', BACKENDS)
+    def test_linearize_input_column(self, cart, backend):
         # states (y, theta, omega): y' = s, theta' = omega, and omega'
         # depends on the rate of s only: B = [1, 0, 0]; the rate's column
         # is [0, 0, -cos(theta)/L]
@@ -151,7 +154,7 @@ class TestInputInVelocityConstraint:
         lin = linearize(cart.kane, {cart.y: 0.0, cart.th: th0,
                                     cart.w: 0.0}, cart.constants,
                         inputs=[cart.s, cart.s.diff(t)],
-                        specified={cart.s: 0.0})
+                        specified={cart.s: 0.0}, backend=backend)
         assert lin.states == (cart.y, cart.th, cart.w)
         np.testing.assert_allclose(lin.B[:, 0], [1.0, 0.0, 0.0],
                                    atol=1e-12)
@@ -197,14 +200,15 @@ def _sled_rates(z, s, sdot):
     return np.array([ux, uy, w, -sn * lam, 0.0])
 
 
-def test_sled_linearize_matches_central_differences():
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_sled_linearize_matches_central_differences(backend):
     sled = _sled()
     z0 = np.array([0.2, -0.1, 0.4, 0.7, 0.9])
     lin = linearize(sled.kane, {sled.x: z0[0], sled.y: z0[1],
                                 sled.th: z0[2], sled.ux: z0[3],
                                 sled.w: z0[4]}, sled.constants,
                     inputs=[sled.s, sled.s.diff(t)],
-                    specified={sled.s: 0.0})
+                    specified={sled.s: 0.0}, backend=backend)
     assert lin.states == (sled.x, sled.y, sled.th, sled.ux, sled.w)
     # the hand value of the issue: y' = u_y has d/ds = 1/cos(theta)
     assert lin.B[1, 0] == pytest.approx(1 / np.cos(z0[2]), abs=1e-12)
@@ -291,3 +295,14 @@ def test_input_in_configuration_constraint_is_refused():
                        r".*expression of time"):
         simulate(kane, (0, 1), {q1: 0.0, q2: 0.0, u1: 0.0}, {},
                  specified={s: 0.0})
+
+
+def test_rate_inside_a_velocity_constraint_is_refused():
+    # v - s' = 0 would need s'' in the acceleration constraint
+    model = _driven_cart(rate_in_constraint=True)
+    s, kane = model.s, model.kane
+    with pytest.raises(ValueError, match=r"velocity constraints contain "
+                       r"the time derivatives of the specified inputs "
+                       r"\['Derivative\(s\(t\), t\)'\].*second"):
+        simulate(kane, (0, 1), {model.y: 0.0, model.th: 0.0, model.w: 0.0},
+                 model.constants, specified={s: 0.0})
