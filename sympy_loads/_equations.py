@@ -77,8 +77,10 @@ def unconstrained_equations(kane, plain, zero=None):
     return _from_kanes_method(kane, plain, zero)
 
 
-def _from_kanes_method(kane, plain, zero):
-    """A fresh ``KanesMethod`` with every speed independent."""
+def _from_kanes_method(kane, plain, zero=None):
+    """A fresh ``KanesMethod`` with every speed independent (``zero``: as
+    for :func:`unconstrained_equations`)."""
+    zero = dict(zero or {})
     parts = _kanes_parts(kane)
     kd = [qd - expr for qd, expr in kane.kindiffdict().items()]
     unconstrained = KanesMethod(parts.frame, list(kane.q), list(kane.u),
@@ -101,7 +103,8 @@ def _frame_of(vector, default):
     return vector.args[0][1] if vector.args else default
 
 
-def _fast(kane, plain, zeroed):
+def _fast(kane, plain, zeroed=None):
+    zeroed = dict(zeroed or {})
     import symengine as se
     parts = _kanes_parts(kane)
     N = parts.frame
