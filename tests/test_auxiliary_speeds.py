@@ -43,7 +43,7 @@ def _angle_pendulum():
                          [(P, m * g * N.x - T * A.x)])
     constants = {m: CONSTANTS['m'], L: CONSTANTS['L'], g: CONSTANTS['g']}
     return SimpleNamespace(kane=kane, T=T, ic={th: 0.5, w: 0.0},
-                           constants=constants, th=th, w=w)
+                           constants=constants, th=th, w=w, P=P, A=A, N=N)
 
 
 def _cartesian_pendulum():
@@ -118,3 +118,18 @@ def test_linearize_ignores_the_reaction():
     g, L = CONSTANTS['g'], CONSTANTS['L']
     np.testing.assert_allclose(lin.A, [[0.0, 1.0], [-g / L, 0.0]],
                                atol=1e-12)
+
+
+def test_outputs_written_with_the_auxiliary_speed():
+    # the auxiliary speed is zero in the motion: the bob's velocity along
+    # the rod (written with u_a) is zero, across it L omega
+    model = _angle_pendulum()
+    v = model.P.vel(model.N)
+    r = simulate(model.kane, (0.0, 1.0), model.ic, model.constants,
+                 outputs={'radial': v.dot(model.A.x),
+                          'across': v.dot(model.A.y)}, rtol=RTOL,
+                 atol=ATOL)
+    assert r.success, r.message
+    np.testing.assert_allclose(r.outputs['radial'], 0.0, atol=1e-15)
+    np.testing.assert_allclose(r.outputs['across'],
+                               CONSTANTS['L'] * r.u[:, 0], rtol=1e-14)

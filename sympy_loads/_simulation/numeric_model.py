@@ -409,6 +409,15 @@ class NumericModel:
         return self.derived(
             ('constraint solver', tuple(sorted(options.items()))), build)
 
+    @property
+    def aux_zero(self):
+        """``{u_a': 0, u_a: 0}`` for the auxiliary speeds ``u_a``: they
+        vanish in the motion (a velocity written with them, in an output
+        or an impact, is the velocity of the motion without them)."""
+        zero = {s.diff(_TIME): 0 for s in self.u_aux}
+        zero.update({s: 0 for s in self.u_aux})
+        return zero
+
     def reaction_expressions(self, name=None):
         """``{reaction: expression}``: the reactions brought into evidence
         by the auxiliary speeds (:attr:`reactions`), solved from the
@@ -466,6 +475,7 @@ class NumericModel:
                     f'matrix, not shape {matrix.shape}.')
             if self.reactions and matrix.has(*self.reactions):
                 matrix = matrix.xreplace(self.reaction_expressions(name))
+            matrix = matrix.xreplace(self.aux_zero)
             matrix = matrix.xreplace(kindiff)
             matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
             unknown = [s for s in find_dynamicsymbols(matrix)
