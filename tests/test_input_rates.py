@@ -347,3 +347,39 @@ def test_sled_against_sympys_own_equations(backend):
     assert r.success, r.message
     np.testing.assert_allclose(np.concatenate([r.q[-1], r.u[-1]]), ref,
                                atol=TOL)
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_support_moved_at_a_prescribed_speed_in_a_constrained_model(
+        backend):
+    # a pendulum hung from a point C moved at s(t) (no coordinate: C's
+    # velocity is set), beside a particle with a velocity constraint (so
+    # the engine derives the unconstrained equations): by hand
+    # L theta'' = -(g sin(theta) + s' cos(theta)) as for the driven cart
+    th, w, x, z, ux, uz, s = me.dynamicsymbols('theta omega x z u_x u_z s')
+    m, L, g = sm.symbols('m L g', positive=True)
+    N = me.ReferenceFrame('N')
+    A = N.orientnew('A', 'Axis', (th, N.z))
+    A.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    C = me.Point('C')
+    C.set_vel(N, s * N.y)
+    P = C.locatenew('P', L * A.x)
+    P.v2pt_theory(C, N, A)
+    Q = O.locatenew('Q', x * N.x + z * N.z)
+    Q.set_vel(N, ux * N.x + uz * N.z)
+    kane = me.KanesMethod(N, [th, x, z], [w, ux], u_dependent=[uz],
+                          velocity_constraints=[uz - ux],
+                          kd_eqs=[th.diff() - w, x.diff() - ux,
+                                  z.diff() - uz])
+    kane.kanes_equations([me.Particle('p', P, m), me.Particle('q', Q, m)],
+                         [(P, m * g * N.x)])
+    r = simulate(kane, (0.0, 1.0), {th: 0.0, w: 0.0, x: 0.0, z: 0.0,
+                                    ux: 0.0}, {m: 0.5, L: 1.0, g: 9.81},
+                 specified={s: 2 * t}, rtol=RTOL, atol=ATOL,
+                 backend=backend)
+    assert r.success, r.message
+    ref = _cart_reference(SimpleNamespace(L=1.0, g=9.81),
+                          lambda t_: 2 * t_, lambda t_: 2.0)
+    np.testing.assert_allclose([r.q[-1, 0], r.u[-1, 0]], ref[1:], atol=TOL)

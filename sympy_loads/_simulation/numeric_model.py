@@ -66,6 +66,22 @@ def _reactions(kane, u_aux, equations):
     return sorted(found - main, key=_symbol_key)
 
 
+def _velocity_parts(body, frame):
+    """The measure numbers of the velocity of ``body``'s mass center and
+    of its angular velocity in ``frame`` (each in the frames it is written
+    in): an input there (a support moved at a prescribed speed) enters
+    the unconstrained equations, and its rate their accelerations."""
+    vectors = []
+    try:
+        vectors.append(body.masscenter.vel(frame))
+        if hasattr(body, 'frame'):
+            vectors.append(body.frame.ang_vel_in(frame))
+    except ValueError:      # not defined: the equations say so later
+        pass
+    return [sm.Matrix(measure) for vector in vectors
+            for measure, _ in vector.args]
+
+
 def _input_rates(dynamic, known):
     """``(inputs, rates)``: the specified inputs among the functions of
     time ``dynamic`` (those not in ``known``: coordinates, speeds and
@@ -191,8 +207,9 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
+            parts += _velocity_parts(body, self.frame)
         known = (set(self.q) | set(self.u) | set(self.friction)
-                 | set(self.reactions))
+                 | set(self.reactions) | set(self.u_aux))
         for part in parts:
             free |= part.free_symbols
             # (the loads' q' become u through the kinematic equations)
@@ -200,13 +217,15 @@ class NumericModel:
                 isinstance(s, sm.Derivative) and s.expr in known)}
         inputs, rates = _input_rates(dynamic, known)
         self.specified = sorted(inputs, key=_symbol_key)
-        # the inputs in the velocity constraints and kinematic equations:
-        # the acceleration constraints and the accelerations need their
-        # rates (slots that no equation uses are dropped in _prepare)
+        # the rates of inputs in the velocity constraints (the
+        # acceleration constraints need them), the kinematic equations or
+        # a point's velocity (the accelerations need them): the reduced
+        # equations hold them as derivatives (found above), the
+        # unconstrained ones, derived later, may need any (slots that no
+        # equation uses are dropped in _prepare)
         in_velocity = set(find_dynamicsymbols(constraint_part)) & inputs
-        in_kinematics = set(find_dynamicsymbols(sm.Matrix(
-            list(self.kindiff.values())))) & inputs
-        rates |= {s.diff(_TIME) for s in in_velocity | in_kinematics}
+        if self.has_velocity_constraints:
+            rates |= {s.diff(_TIME) for s in inputs}
         self.velocity_inputs = sorted(in_velocity, key=_symbol_key)
         self.specified += sorted(rates, key=_symbol_key)
         self._candidates = {str(s): s for s in free - {_TIME}}
