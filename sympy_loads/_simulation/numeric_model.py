@@ -207,7 +207,9 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
-            parts += _velocity_parts(body, self.frame)
+            if self.has_velocity_constraints:
+                # (the unconstrained equations, derived later, read them)
+                parts += _velocity_parts(body, self.frame)
         known = (set(self.q) | set(self.u) | set(self.friction)
                  | set(self.reactions) | set(self.u_aux))
         for part in parts:
