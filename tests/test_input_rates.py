@@ -383,3 +383,20 @@ def test_support_moved_at_a_prescribed_speed_in_a_constrained_model(
     ref = _cart_reference(SimpleNamespace(L=1.0, g=9.81),
                           lambda t_: 2 * t_, lambda t_: 2.0)
     np.testing.assert_allclose([r.q[-1, 0], r.u[-1, 0]], ref[1:], atol=TOL)
+
+
+def test_state_feedback_whose_rate_is_needed_is_refused_unless_given():
+    belt = _belt_particle()
+    run = dict(t_span=(0.0, 1.0), initial_conditions={belt.x: 0.1,
+                                                      belt.v: 0.0},
+               constants=belt.constants, rtol=RTOL, atol=ATOL)
+    feedback = {belt.s: lambda t_, q, u: np.sin(3 * t_)}
+    with pytest.raises(ValueError, match=r"specified\[s\(t\)\]: the "
+                       r"equations need the time derivative.*"
+                       r"specified\[Derivative\(s\(t\), t\)\]"):
+        simulate(belt.kane, specified=feedback, **run)
+    # with its rate given, the run is the closed form's
+    feedback[belt.s.diff(t)] = lambda t_: 3 * np.cos(3 * t_)
+    r = simulate(belt.kane, specified=feedback, **run)
+    assert r.success, r.message
+    np.testing.assert_allclose(r.q[:, 0], 0.1 * np.cos(2 * r.t), atol=TOL)

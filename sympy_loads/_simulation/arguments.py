@@ -272,7 +272,7 @@ def _check_velocity_input(nm, symbol, function):
     take: a callable ``f(t, q, u)`` (the constraint kernels solve the
     dependent speeds before the state is known) or an expression of
     the speeds (the constraints would no longer be linear in them)."""
-    if symbol not in getattr(nm, 'velocity_inputs', ()):
+    if symbol not in nm.velocity_inputs:
         return
     if isinstance(function, StateFeedback):
         raise ValueError(
@@ -326,9 +326,9 @@ def _rate_function(nm, symbol, function):
     if isinstance(function, StateFeedback):
         raise ValueError(
             f'specified[{symbol}]: the equations need the time derivative '
-            f'of {symbol} (it appears in the velocity constraints or the '
-            f'kinematic equations), which a callable f(t, q, u) does not '
-            f'give; give {symbol} as a SymPy expression of the '
+            f'of {symbol} (it appears in the velocity constraints, the '
+            f'kinematic equations or a velocity), which a callable f(t, q, '
+            f'u) does not give; give {symbol} as a SymPy expression of the '
             f'coordinates and time, or give its rate as specified[{rate}].')
     if isinstance(function, CompiledFeedback):
         value = sm.diff(function.expression, _TIME).xreplace(nm.kindiff)
