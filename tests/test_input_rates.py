@@ -289,7 +289,8 @@ def test_input_in_configuration_constraint_is_refused():
                                                  q2.diff() - u2],
                           q_dependent=[q2],
                           configuration_constraints=[q2 - s],
-                          u_dependent=[u2], velocity_constraints=[u2 - s.diff(t)])
+                          u_dependent=[u2],
+                          velocity_constraints=[u2 - s.diff(t)])
     kane.kanes_equations([me.Particle('p', P, 1)], [(P, -N.y)])
     with pytest.raises(ValueError, match=r"holonomic constraints.*\['s\(t\)'\]"
                        r".*expression of time"):
