@@ -133,3 +133,47 @@ def test_outputs_written_with_the_auxiliary_speed():
     np.testing.assert_allclose(r.outputs['radial'], 0.0, atol=1e-15)
     np.testing.assert_allclose(r.outputs['across'],
                                CONSTANTS['L'] * r.u[:, 0], rtol=1e-14)
+
+
+def test_rolling_disc_contact_force_obeys_newtons_second_law():
+    # SymPy's documented rolling disc with auxiliary speeds at the contact
+    # point C bringing the contact force f into evidence: along any motion
+    # f - m g Y.z = m a (the mass center's acceleration, an output of the
+    # speeds' rates), and upright steady rolling has f = m g Y.z
+    q1, q2, q3, u1, u2, u3 = me.dynamicsymbols('q1 q2 q3 u1 u2 u3')
+    u4, u5, u6, f1, f2, f3 = me.dynamicsymbols('u4 u5 u6 f1 f2 f3')
+    r, m, g = sm.symbols('r m g', positive=True)
+    N = me.ReferenceFrame('N')
+    Y = N.orientnew('Y', 'Axis', [q1, N.z])
+    L = Y.orientnew('L', 'Axis', [q2, Y.x])
+    R = L.orientnew('R', 'Axis', [q3, L.y])
+    w_R_N_qd = R.ang_vel_in(N)
+    R.set_ang_vel(N, u1 * L.x + u2 * L.y + u3 * L.z)
+    C = me.Point('C')
+    C.set_vel(N, u4 * L.x + u5 * (Y.z ^ L.x) + u6 * Y.z)
+    G = C.locatenew('G', r * L.z)
+    G.v2pt_theory(C, N, R)
+    inertia = me.inertia(L, m / 4 * r**2, m / 2 * r**2, m / 4 * r**2)
+    kd = [(R.ang_vel_in(N) - w_R_N_qd).dot(uv) for uv in L]
+    f = f1 * L.x + f2 * (Y.z ^ L.x) + f3 * Y.z
+    kane = me.KanesMethod(N, q_ind=[q1, q2, q3], u_ind=[u1, u2, u3],
+                          kd_eqs=kd, u_auxiliary=[u4, u5, u6])
+    kane.kanes_equations([me.RigidBody('disc', G, R, m, (inertia, G))],
+                         [(G, -m * g * Y.z), (C, f)])
+    values = {r: 0.3, m: 2.0, g: 9.81}
+    # Newton: f - m g Y.z - m a_G = 0, in L (the auxiliary speeds zero)
+    newton = (f - m * g * Y.z - m * G.acc(N)).to_matrix(L)
+    newton = newton.xreplace({s: 0 for s in (u4, u5, u6)}).xreplace(
+        {s.diff(): 0 for s in (u4, u5, u6)})
+    result = simulate(kane, (0.0, 1.0), {q1: 0.0, q2: 0.3, q3: 0.0,
+                                         u1: 0.4, u2: 5.0, u3: -1.0},
+                      values, outputs={'newton': newton, 'f3': f3},
+                      rtol=RTOL, atol=ATOL)
+    assert result.success, result.message
+    # round-off of forces of order m g (20 N) and m r u2**2 (15 N)
+    np.testing.assert_allclose(result.outputs['newton'], 0.0, atol=1e-11)
+    upright = simulate(kane, (0.0, 0.1), {q1: 0.0, q2: 0.0, q3: 0.0,
+                                          u1: 0.0, u2: 5.0, u3: 0.0},
+                       values, outputs={'f': sm.Matrix([f1, f2, f3])})
+    np.testing.assert_allclose(upright.outputs['f'][-1], [0.0, 0.0, 19.62],
+                               atol=1e-10)
