@@ -432,8 +432,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     arguments in the fixed order ``(t, q, u, c, s)``: ``q`` and ``u`` in
     ``model.q``/``model.u`` order, ``c`` the constants sorted by SymPy's
     ``default_sort_key`` (``result.constants`` lists them), ``s`` the
-    specified inputs sorted the same way followed by the joint-friction
-    magnitudes.
+    specified inputs sorted the same way, then the rates ``Derivative(s,
+    t)`` of those whose rates the equations need (see ``specified``),
+    followed by the joint-friction magnitudes.
 
     Examples
     ========

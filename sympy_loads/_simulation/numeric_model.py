@@ -7,8 +7,13 @@ functions of one input vector (see :mod:`sympy_loads._numeric.rhs`)::
     x = [t, q (model.q order), u (model.u order), c (constants), s]
 
 ``c`` holds the constants sorted by ``default_sort_key`` and ``s`` the
-specified inputs sorted the same way followed by the joint-friction
-magnitudes. With dependent speeds the dynamic equations are the
+specified inputs sorted the same way, then the rates ``Derivative(s, t)``
+of those whose rates the equations need (an input in the velocity
+constraints, the kinematic equations or a velocity: see
+:func:`_input_rates`), followed by the joint-friction magnitudes. In a
+model with auxiliary speeds, these and the reactions they bring into
+evidence are zero in the equations of motion; the reactions are outputs
+(:meth:`NumericModel.reaction_expressions`). With dependent speeds the dynamic equations are the
 *unconstrained* ones (:mod:`sympy_loads._equations`); the elimination of
 the dependent speeds happens numerically, so no symbolic inverse is
 evaluated.
