@@ -401,3 +401,36 @@ def test_state_feedback_whose_rate_is_needed_is_refused_unless_given():
     r = simulate(belt.kane, specified=feedback, **run)
     assert r.success, r.message
     np.testing.assert_allclose(r.q[:, 0], 0.1 * np.cos(2 * r.t), atol=TOL)
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+@pytest.mark.parametrize('kind', ['expression', 'callable'])
+def test_sled_with_slip_through_a_partition_change(backend, kind):
+    # the heading passes pi/2 at t ~ 1.3 s, where the model's dependent
+    # speed u_y (block cos(theta)) cannot be solved for: the engine takes
+    # u_x instead, and the input's rate must enter the new partition's
+    # accelerations too. Reference: every speed integrated, the
+    # constraint force along the blade's normal e, u' = l e with l = s' +
+    # omega (cos u_x + sin u_y) (no singular block)
+    sled = _sled()
+    s_of_t = (lambda t_: 0.3 * np.sin(2 * t_),
+              lambda t_: 0.6 * np.cos(2 * t_))
+    th0, ux0, w0 = 0.4, 0.7, 0.9
+
+    def f(t_, z):
+        _, _, th, ux, uy, w = z
+        lam = s_of_t[1](t_) + w * (np.cos(th) * ux + np.sin(th) * uy)
+        return [ux, uy, w, -np.sin(th) * lam, np.cos(th) * lam, 0.0]
+    uy0 = (s_of_t[0](0.0) + np.sin(th0) * ux0) / np.cos(th0)
+    ref = solve_ivp(f, (0.0, 2.5), [0.0, 0.0, th0, ux0, uy0, w0],
+                    method='DOP853', rtol=1e-13, atol=1e-14).y[:, -1]
+    value = 0.3 * sm.sin(2 * t) if kind == 'expression' else s_of_t[0]
+    r = simulate(sled.kane, (0.0, 2.5),
+                 {sled.x: 0.0, sled.y: 0.0, sled.th: th0, sled.ux: ux0,
+                  sled.w: w0}, sled.constants, specified={sled.s: value},
+                 rtol=RTOL, atol=ATOL, backend=backend)
+    assert r.success, r.message
+    assert len(r.partitions) == 1
+    # kane's order: u_x, omega, u_y
+    got = np.concatenate([r.q[-1], r.u[-1]])
+    np.testing.assert_allclose(got, ref[[0, 1, 2, 3, 5, 4]], atol=TOL)
