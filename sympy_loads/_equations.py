@@ -25,10 +25,12 @@ model's bodies and loads:
 
 The vector algebra (``to_matrix``) is done by SymPy; the Jacobians and
 time derivatives by SymEngine, which is much faster on expressions of
-this size. When a model does not fit this route (a body frame without an
-orientation path, a mass that varies, a velocity that depends on a
-specified input), a fresh unconstrained ``KanesMethod`` derives the
-equations instead, as it also does where SymEngine is not installed.
+this size. A velocity that depends on a specified input ``s`` has the
+time derivative ``... + (d/ds) s'``, with the rate ``s'`` an input of its
+own. When a model does not fit this route (a body frame without an
+orientation path, a mass that varies), a fresh unconstrained
+``KanesMethod`` derives the equations instead, as it also does where
+SymEngine is not installed.
 
 References
 ==========
@@ -59,28 +61,36 @@ class _Unsupported(Exception):
     """The fast route does not apply to this model."""
 
 
-def unconstrained_equations(kane, plain):
+def unconstrained_equations(kane, plain, zero=None):
     """``(M, F)``: the unconstrained mass matrix (rows of lists) and
     forcing (list) of ``kane`` in the plain symbols ``plain`` (a mapping
-    from ``q``, ``u``, specified inputs and time to Symbols). SymEngine
-    expressions when SymEngine is installed, else SymPy ones."""
+    from ``q``, ``u``, specified inputs and time to Symbols), with the
+    functions of time in ``zero`` (auxiliary speeds, the reactions they
+    bring into evidence) set to zero. SymEngine expressions when
+    SymEngine is installed, else SymPy ones."""
+    zero = dict(zero or {})
     if symengine_available():
         try:
-            return _fast(kane, plain)
+            return _fast(kane, plain, zero)
         except _Unsupported:
             pass
-    return _from_kanes_method(kane, plain)
+    return _from_kanes_method(kane, plain, zero)
 
 
-def _from_kanes_method(kane, plain):
-    """A fresh ``KanesMethod`` with every speed independent."""
+def _from_kanes_method(kane, plain, zero=None):
+    """A fresh ``KanesMethod`` with every speed independent (``zero``: as
+    for :func:`unconstrained_equations`)."""
+    zero = dict(zero or {})
     parts = _kanes_parts(kane)
     kd = [qd - expr for qd, expr in kane.kindiffdict().items()]
     unconstrained = KanesMethod(parts.frame, list(kane.q), list(kane.u),
-                                kd_eqs=kd)
+                                kd_eqs=kd, u_auxiliary=parts.u_aux or None)
     unconstrained.kanes_equations(kane.bodies, kane.loads)
-    mass = sm.Matrix(unconstrained.mass_matrix).xreplace(plain)
-    forcing = sm.Matrix(unconstrained.forcing).xreplace(plain)
+    n = len(kane.u)      # (the auxiliary equations' rows follow)
+    mass = sm.Matrix(unconstrained.mass_matrix)[:n, :n].xreplace(
+        zero).xreplace(plain)
+    forcing = sm.Matrix(unconstrained.forcing)[:n, :].xreplace(
+        zero).xreplace(plain)
     if symengine_available():
         mass = [to_symengine(list(mass.row(i))) for i in range(mass.rows)]
         return mass, to_symengine(list(forcing))
@@ -93,7 +103,8 @@ def _frame_of(vector, default):
     return vector.args[0][1] if vector.args else default
 
 
-def _fast(kane, plain):
+def _fast(kane, plain, zeroed=None):
+    zeroed = dict(zeroed or {})
     import symengine as se
     parts = _kanes_parts(kane)
     N = parts.frame
@@ -106,6 +117,11 @@ def _fast(kane, plain):
     ts = to_symengine([plain[_TIME]])[0]
     qd = to_symengine([qdot_map[s.diff(_TIME)].xreplace(plain) for s in q])
     specified = set(to_symengine(list(specified)))
+    # the plain symbols of the specified inputs whose rates are inputs too
+    # (Derivative(s(t), t) in plain, see numeric_model._input_rates)
+    with_rates = [s for s in plain if isinstance(s, sm.Derivative)]
+    rates = dict(zip(to_symengine([plain[s.expr] for s in with_rates]),
+                     to_symengine([plain[s] for s in with_rates])))
     nu = len(u)
 
     def components(vector, frame):
@@ -115,20 +131,24 @@ def _fast(kane, plain):
             matrix = vector.to_matrix(frame)
         except ValueError:    # no orientation path between the frames
             raise _Unsupported from None
-        matrix = matrix.xreplace(qdot_map).xreplace(plain)
+        matrix = matrix.xreplace(qdot_map).xreplace(zeroed).xreplace(plain)
         if matrix.atoms(sm.Derivative):
             raise _Unsupported
         return to_symengine(list(matrix))
 
     def rate(exprs):
-        """Time derivative with ``u' = 0`` (and no specified rates)."""
+        """Time derivative with ``u' = 0`` (through the specified
+        inputs whose rates are inputs too)."""
         out = []
         for expr in exprs:
-            if expr.free_symbols & specified:
+            inputs = expr.free_symbols & specified
+            if any(s not in rates for s in inputs):
                 raise _Unsupported
             value = expr.diff(ts)
             for qi, qdi in zip(qs, qd):
                 value += expr.diff(qi) * qdi
+            for s in inputs:
+                value += expr.diff(s) * rates[s]
             out.append(value)
         return out
 

@@ -301,7 +301,7 @@ def _is_unit_vector(vector):
 
 _KanesParts = namedtuple('_KanesParts', [
     'frame', 'q_ind', 'q_dep', 'u_ind', 'u_dep', 'holonomic_constraints',
-    'k_nh', 'f_nh'])
+    'k_nh', 'f_nh', 'u_aux'])
 
 
 def _kanes_parts(kane):
@@ -313,13 +313,15 @@ def _kanes_parts(kane):
     constraint expressions, zero when satisfied); ``k_nh`` and ``f_nh``
     (Matrices with the velocity constraints ``k_nh u + f_nh = 0``, shapes
     ``(len(u_dep), len(u))`` and ``(len(u_dep), 1)``, empty without
-    dependent speeds).
+    dependent speeds); ``u_aux`` (list of the auxiliary speeds, see
+    ``KanesMethod``'s ``u_auxiliary``).
 
     SymPy 1.14's ``KanesMethod`` exposes ``q`` and ``u`` (independent first,
     then dependent) but keeps the inertial frame, the dependent coordinates
-    and speeds and the constraints only in private attributes (``_inertial``,
-    ``_qdep``, ``_udep``, ``_f_h``, ``_k_nh``, ``_f_nh``); this is the one
-    place in the package that reads them.
+    and speeds, the constraints and the auxiliary speeds only in private
+    attributes (``_inertial``, ``_qdep``, ``_udep``, ``_f_h``, ``_k_nh``,
+    ``_f_nh``, ``_uaux``); this is the one place in the package that reads
+    them.
     """
     frame = kane._inertial                        # private in SymPy 1.14
     q_dep = list(kane._qdep)                      # private in SymPy 1.14
@@ -331,9 +333,10 @@ def _kanes_parts(kane):
         f_nh = sm.Matrix(kane._f_nh)              # private in SymPy 1.14
     else:
         k_nh, f_nh = sm.zeros(0, len(u_all)), sm.zeros(0, 1)
+    u_aux = list(getattr(kane, '_uaux', None) or [])   # private in 1.14
     return _KanesParts(frame, q_all[:len(q_all) - len(q_dep)], q_dep,
                        u_all[:len(u_all) - len(u_dep)], u_dep, holonomic,
-                       k_nh, f_nh)
+                       k_nh, f_nh, u_aux)
 
 
 class _zero_indicator(sm.Function):

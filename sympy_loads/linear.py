@@ -151,10 +151,16 @@ def linearize(model, operating_point, constants, *, inputs=None,
     inputs : list, optional
         Specified inputs of the model (functions of time such as
         ``dynamicsymbols('F')``) to differentiate with respect to: the
-        columns of ``B`` (none by default).
+        columns of ``B`` (none by default). An input inside the velocity
+        constraints acts through them too (a cart driven at a prescribed
+        speed ``s`` by ``v - s = 0`` has ``d x'/d s = 1``); where the
+        equations need an input's rate (an input inside the velocity
+        constraints or the kinematic equations), ``Derivative(s, t)`` may
+        be named too, for its own column.
     specified : mapping, optional
         The operating values (numbers) of all the model's specified
-        inputs.
+        inputs; the rate ``Derivative(s, t)`` of an input whose rate the
+        equations need is 0 unless given.
     time : float, optional
         The time of the operating point (for models that depend on time).
     backend : str, optional

@@ -439,8 +439,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     arguments in the fixed order ``(t, q, u, c, s)``: ``q`` and ``u`` in
     ``model.q``/``model.u`` order, ``c`` the constants sorted by SymPy's
     ``default_sort_key`` (``result.constants`` lists them), ``s`` the
-    specified inputs sorted the same way followed by the joint-friction
-    magnitudes.
+    specified inputs sorted the same way, then the rates ``Derivative(s,
+    t)`` of those whose rates the equations need (see ``specified``),
+    followed by the joint-friction magnitudes.
 
     Examples
     ========
@@ -524,11 +525,35 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         an expression that the equations do not have (a gain) is given in
         ``constants`` like the others; its value is compiled in, so each
         new value generates the equations once more.
+
+        Where the equations need an input's time derivative ``s'`` (an
+        input inside the velocity constraints, such as a speed
+        prescribed by ``v - s = 0``, whose acceleration constraint holds
+        ``s'``; or inside the kinematic differential equations), it is
+        taken from the input's value: 0 for a number, the total time
+        derivative of an expression (compiled with the model), and for a
+        callable ``f(t)`` the central difference ``(f(t + h) - f(t -
+        h))/(2h)``, ``h = eps**(1/3) max(1, |t|)``, whose error is at most
+        ``h**2/6 max|f'''| + eps max|f|/h`` (``6e-12 |f'''| + 3.7e-11
+        |f|`` for ``|t| <= 1``, far below the integration tolerances for
+        a smooth ``f``; ``f`` must be defined within ``h`` outside the
+        time span). Give the rate yourself as ``specified[s.diff(t)]``
+        (a number, callable or expression) where ``f`` is not smooth or
+        its derivative is known. A callable ``f(t, q, u)`` or an
+        expression of the speeds is refused for an input inside the
+        velocity constraints (they must stay linear in the speeds), and
+        for an input whose rate is needed, unless its rate is given.
     outputs : mapping, optional
         Name -> SymPy expression (scalar or column matrix) evaluated at
         every sample, e.g. ``{'energy': T + V}``. Expressions may contain
         the coordinates, speeds, their time derivatives, time, specified
-        inputs and constants; they are lambdified once and cached.
+        inputs and constants; they are lambdified once and cached. In a
+        model with auxiliary speeds (``KanesMethod(..., u_auxiliary=...)``)
+        they may contain the reactions those bring into evidence (the
+        functions of time of the auxiliary equations that the equations of
+        motion lack): their values are solved from the auxiliary
+        equations (see the tutorial "Simulating a closed-loop
+        mechanism").
     joint_friction : sequence, optional
         Objects with ``.symbols`` (dynamic symbols that appear in the
         loads as unknown friction magnitudes) and ``.prepare(model,

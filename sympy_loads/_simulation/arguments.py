@@ -232,8 +232,16 @@ def _specified_functions(nm, specified, t0, constants=None):
                         f'expressions of the state, not '
                         f'{type(specified).__name__}.')
     functions, missing, missing_constants = [], [], []
+    given = {}
     for symbol in nm.specified:
         if symbol not in specified:
+            # the rate of an input (after the inputs in nm.specified) is
+            # derived from the input's value where not given
+            if isinstance(symbol, sm.Derivative):
+                if symbol.expr in given:
+                    functions.append(_rate_function(
+                        nm, symbol.expr, given[symbol.expr]))
+                continue      # (the input itself is reported missing)
             missing.append(symbol)
             continue
         value = specified[symbol]
@@ -252,14 +260,104 @@ def _specified_functions(nm, specified, t0, constants=None):
         else:
             number = _as_float(_entry('specified', symbol), value)
             functions.append(ConstantInput(number))
+        given[symbol] = functions[-1]
+        _check_velocity_input(nm, symbol, functions[-1])
     check_specified_keys(nm, specified)
     return functions, missing, missing_constants
+
+
+def _check_velocity_input(nm, symbol, function):
+    """ValueError where the input ``symbol``, in the model's velocity
+    constraints, is given as ``function`` that the constraints cannot
+    take: a callable ``f(t, q, u)`` (the constraint kernels solve the
+    dependent speeds before the state is known) or an expression of
+    the speeds (the constraints would no longer be linear in them)."""
+    if symbol not in nm.velocity_inputs:
+        return
+    if isinstance(function, StateFeedback):
+        raise ValueError(
+            f'specified[{symbol}]: {symbol} appears in the velocity '
+            f'constraints, which cannot take a callable f(t, q, u); give '
+            f'a callable f(t), a number, or a SymPy expression of the '
+            f'coordinates and time.')
+    if isinstance(function, CompiledFeedback):
+        speeds = sorted(str(s) for s in find_dynamicsymbols(
+            function.expression) if s in set(nm.u))
+        if speeds:
+            raise ValueError(
+                f'specified[{symbol}]: {symbol} appears in the velocity '
+                f'constraints, which must stay linear in the speeds; its '
+                f'expression contains the speeds {speeds}. Give an '
+                f'expression of the coordinates and time.')
+
+
+class CentralDifference:
+    r"""The rate of a specified input given as a callable ``f(t)``, by
+    the central difference ``(f(t + h) - f(t - h)) / (2 h)`` with ``h =
+    STEP max(1, |t|)`` and ``STEP = eps**(1/3)`` (6.1e-6).
+
+    Its error is at most ``h**2/6 max|f'''| + eps max|f| / h`` (the
+    truncation error of the central difference plus the round-off of the
+    two evaluations): ``6e-12 |f'''| + 3.7e-11 |f|`` for ``|t| <= 1``,
+    far below the integration tolerances, for an ``f`` smooth within
+    ``h`` of ``t``. ``f`` is called at ``t +- h``, just outside the time
+    span at its ends."""
+
+    __slots__ = ('function',)
+    STEP = np.finfo(float).eps ** (1 / 3)
+
+    def __init__(self, function):
+        self.function = function
+
+    def __call__(self, t):
+        h = self.STEP * max(1.0, abs(t))
+        return (float(self.function(t + h))
+                - float(self.function(t - h))) / (2 * h)
+
+
+def _rate_function(nm, symbol, function):
+    """The function of the rate of the input ``symbol`` (given as
+    ``function``, already checked) where the user gives none: 0 for a
+    number, the central difference of a callable ``f(t)``
+    (:class:`CentralDifference`), the total time derivative of an
+    expression (compiled); ValueError for a callable ``f(t, q, u)`` and
+    an expression of the speeds, whose rates need the accelerations."""
+    rate = symbol.diff(_TIME)
+    if isinstance(function, StateFeedback):
+        raise ValueError(
+            f'specified[{symbol}]: the equations need the time derivative '
+            f'of {symbol} (it appears in the velocity constraints, the '
+            f'kinematic equations or a velocity), which a callable f(t, q, '
+            f'u) does not give; give {symbol} as a SymPy expression of the '
+            f'coordinates and time, or give its rate as specified[{rate}].')
+    if isinstance(function, CompiledFeedback):
+        value = sm.diff(function.expression, _TIME).xreplace(nm.kindiff)
+        other = sorted(str(s) for s in find_dynamicsymbols(value)
+                       if s not in set(nm.q) | set(nm.u))
+        if other:
+            raise ValueError(
+                f'specified[{symbol}]: the equations need the time '
+                f'derivative of {symbol}, which contains {other}: give '
+                f'{symbol} as an expression of the coordinates and time '
+                f'only, or give its rate as specified[{rate}].')
+        return CompiledFeedback(rate, value)
+    if isinstance(function, ConstantInput):
+        return ConstantInput(0.0)
+    return CentralDifference(function)
 
 
 def check_specified_keys(nm, specified):
     """ValueError naming the keys of ``specified`` that are not specified
     inputs of the model's equations."""
     unknown = [k for k in specified if k not in nm.specified]
+    reactions = [k for k in unknown if k in getattr(nm, 'reactions', ())]
+    if reactions:
+        raise ValueError(
+            f'specified: {sorted(map(str, reactions))} are reactions '
+            f'brought into evidence by the auxiliary speeds '
+            f'{[str(s) for s in nm.u_aux]} (u_auxiliary): they are computed '
+            f'from the auxiliary equations, not given; ask for them with '
+            f'outputs={{name: reaction}}.')
     if unknown:
         raise ValueError(
             f'specified: {sorted(map(str, unknown))} do not appear in the '

@@ -22,11 +22,16 @@ A specified input may be given as
   a gain generates the equations again (milliseconds to a second, then
   kept).
 
-Where the state is not at hand (the constraint kernels, which never read
-the specified inputs: the velocity constraints may not contain them), a
-feedback input's slot in the input vector holds a placeholder (0.0);
-outputs and the right-hand side read its value at the state
-(:func:`feedback_values`).
+A specified input inside the velocity constraints may be given as an
+expression of the coordinates and time: it is substituted into the
+velocity constraints as well (not as a callable ``f(t, q, u)``, see
+:func:`.arguments._check_velocity_input`). Where the state is not at
+hand, a feedback input's slot in the input vector holds a placeholder
+(0.0), which no generated function of the variant reads; outputs and the
+right-hand side read its value at the state (:func:`feedback_values`).
+The rate of an input (an input of its own where the equations need it,
+see :func:`.arguments._rate_function`) given by an expression is
+substituted the same way.
 """
 
 import copy
@@ -73,12 +78,19 @@ def _variant(nm, slots):
         expressions.append(expr.xreplace(plain))
     expressions = convert(expressions)
     substitution = dict(zip(specified_plain, expressions))
-    outputs = [e.subs(substitution) if use_se else
-               sm.sympify(e).xreplace(substitution) for e in eom.outputs]
     kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
     variant = copy.copy(nm)
     variant.functions = dict(nm.functions)
-    variant.functions['eom'] = generate(inputs, outputs, kind, 'eom')
+    # the equations of motion, and the velocity constraints where an input
+    # in them is given as an expression (of the coordinates and time)
+    for name in ('eom', 'vel'):
+        old = nm.functions[name].outputs
+        if name == 'vel' and not any(set(e.free_symbols)
+                                     & set(specified_plain) for e in old):
+            continue
+        outputs = [e.subs(substitution) if use_se else
+                   sm.sympify(e).xreplace(substitution) for e in old]
+        variant.functions[name] = generate(inputs, outputs, kind, name)
     try:
         values = generate(inputs, expressions, kind, 'feedback')
     except MiscompiledError:

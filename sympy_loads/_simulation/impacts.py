@@ -79,6 +79,7 @@ def _impact_outputs(nm, impacts):
     for i, impact in enumerate(impacts):
         gap = sm.sympify(impact.gap)
         speed = sm.sympify(impact.normal_speed).xreplace(kinematics)
+        speed = speed.xreplace(nm.aux_zero)
         unknown = {s for s in find_dynamicsymbols(sm.Matrix([gap, speed]))
                    if s not in known}
         if unknown:

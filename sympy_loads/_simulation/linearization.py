@@ -10,8 +10,8 @@ multipliers ``lambda`` of the velocity constraints as further symbols::
 
     kinematics     R_k = M_k(q) q' - f_k(q, u, s)                  = 0
     dynamics       R_d = M(q) u' - F(q, u, s) - K(q)^T lambda       = 0
-    velocity       h   = K(q) u + k(q)                              = 0
-    acceleration   R_a = K(q) u' + g(q, u)                          = 0
+    velocity       h   = K(q) u + k(q, s)                           = 0
+    acceleration   R_a = K(q) u' + g(q, u, s, s')                   = 0
     configuration  phi(q)                                           = 0
 
 (``C^T (F - M u') = 0`` with ``C`` a basis of the null space of ``K``,
@@ -22,14 +22,19 @@ specified inputs ``s`` are derived symbolically (SymEngine) and generated
 as one function with the model's code generator, once per model. At an
 operating point the implicit function theorem then gives the exact
 derivatives of the independent rates along the constraint manifold: with
-``dq = T_q dq_I`` (``T_q`` from ``phi_q``), ``du = T_u du_J + S dq``
-(from ``K`` and ``h_q``)::
+``dq = T_q dq_I`` (``T_q`` from ``phi_q``), ``du = T_u du_J + S dq + W
+ds`` (from ``K``, ``h_q`` and ``h_s``: an input inside the velocity
+constraints moves the dependent speeds)::
 
     M_k dq'                = -(R_k,q dq + R_k,u du + R_k,s ds)
     [M  -K^T] [du'     ]   = -[R_d,q dq + R_d,u du + R_d,s ds]
-    [K    0 ] [dlambda ]      [R_a,q dq + R_a,u du            ]
+    [K    0 ] [dlambda ]      [R_a,q dq + R_a,u du + R_a,s ds]
 
-so ``A`` and ``B`` are exact up to round-off: no finite differences.
+so ``A`` and ``B`` are exact up to round-off: no finite differences. The
+rate ``s'`` of an input whose rate the equations need (an input inside
+the velocity constraints or the kinematic equations) is an input of its
+own, ``Derivative(s, t)``: zero at the operating point unless given, and
+a column of ``B`` when named in ``inputs``.
 
 The independent coordinates and speeds (the states of the linear model)
 are the model's, unless its dependent block of ``phi_q`` or ``K`` is ill
@@ -142,18 +147,22 @@ class LinearFunctions:
         # own functions (see rates())
         blocks = [
             ('phi', hol), ('phi_q', jac(hol, plain_q)),
-            ('h_q', jac(h, plain_q)), ('K', [e for r in K for e in r]),
+            ('h_q', jac(h, plain_q)), ('h_s', jac(h, plain_s)),
+            ('K', [e for r in K for e in r]),
             ('Rk_q', jac(Rk, plain_q)), ('Rk_u', jac(Rk, plain_u)),
             ('Rk_s', jac(Rk, plain_s)),
             ('Mk', [e for r in Mk for e in r]),
             ('Rd_q', jac(Rd, plain_q)), ('Rd_u', jac(Rd, plain_u)),
             ('Rd_s', jac(Rd, plain_s)), ('M', [e for r in M for e in r]),
             ('Ra_q', jac(Ra, plain_q)), ('Ra_u', jac(Ra, plain_u)),
+            ('Ra_s', jac(Ra, plain_s)),
         ]
-        shapes = dict(phi=(nh,), phi_q=(nh, nq), h_q=(m, nq), K=(m, nu),
+        shapes = dict(phi=(nh,), phi_q=(nh, nq), h_q=(m, nq),
+                      h_s=(m, ns), K=(m, nu),
                       Rk_q=(nq, nq), Rk_u=(nq, nu), Rk_s=(nq, ns),
                       Mk=(nq, nq), Rd_q=(nu, nq), Rd_u=(nu, nu),
-                      Rd_s=(nu, ns), M=(nu, nu), Ra_q=(m, nq), Ra_u=(m, nu))
+                      Rd_s=(nu, ns), M=(nu, nu), Ra_q=(m, nq), Ra_u=(m, nu),
+                      Ra_s=(m, ns))
         outputs, layout, start = [], {}, 0
         for name, values in blocks:
             values = list(values)
@@ -340,27 +349,30 @@ def linearize_at(nm, x, input_columns, partition=None):
         S[u_dep] = -np.linalg.solve(Kd, J['h_q'])
     else:
         u_ind, Tu, S = np.arange(nu), np.eye(nu), np.zeros((nu, nq))
+    cols = np.asarray(input_columns, dtype=int)
+    ds = len(cols)
+    # the dependent speeds move with an input in the velocity constraints
+    W = np.zeros((nu, ds))
+    if m and ds:
+        W[u_dep] = -np.linalg.solve(Kd, J['h_s'][:, cols])
     # the state x = [dq_I, du_J] and the inputs ds
     nj = len(u_ind)
     dq = np.hstack([Tq, np.zeros((nq, nj))])
     du = np.hstack([S @ Tq, Tu])
-    cols = np.asarray(input_columns, dtype=int)
-    ds = len(cols)
     # kinematics
     rk = J['Rk_q'] @ dq + J['Rk_u'] @ du
     qd_x = -np.linalg.solve(J['Mk'], rk)
-    qd_s = -np.linalg.solve(J['Mk'], J['Rk_s'][:, cols]) if ds else \
-        np.zeros((nq, 0))
+    qd_s = -np.linalg.solve(J['Mk'], J['Rk_s'][:, cols] + J['Rk_u'] @ W)
     # dynamics (with the acceleration constraints and multipliers)
     rd = J['Rd_q'] @ dq + J['Rd_u'] @ du
-    rd_s = J['Rd_s'][:, cols] if ds else np.zeros((nu, 0))
+    rd_s = J['Rd_s'][:, cols] + J['Rd_u'] @ W
     if m:
         ra = J['Ra_q'] @ dq + J['Ra_u'] @ du
+        ra_s = J['Ra_s'][:, cols] + J['Ra_u'] @ W
         system = np.block([[J['M'], -J['K'].T],
                            [J['K'], np.zeros((m, m))]])
         ud_x = -np.linalg.solve(system, np.vstack([rd, ra]))[:nu]
-        ud_s = -np.linalg.solve(system, np.vstack(
-            [rd_s, np.zeros((m, ds))]))[:nu]
+        ud_s = -np.linalg.solve(system, np.vstack([rd_s, ra_s]))[:nu]
     else:
         ud_x = -np.linalg.solve(J['M'], rd)
         ud_s = -np.linalg.solve(J['M'], rd_s)
@@ -743,8 +755,12 @@ def _specified_values(nm, specified):
     s, missing_s = [], []
     for symbol in nm.specified:
         if symbol not in specified:
-            missing_s.append(symbol)
-            s.append(np.nan)
+            # an input's rate (where the equations need it) is zero at
+            # the operating point unless given
+            rate = isinstance(symbol, sm.Derivative)
+            if not rate:
+                missing_s.append(symbol)
+            s.append(0.0 if rate else np.nan)
             continue
         value = specified[symbol]
         if callable(value) or isinstance(value, sm.Basic) and not \

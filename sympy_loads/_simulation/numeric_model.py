@@ -7,8 +7,13 @@ functions of one input vector (see :mod:`sympy_loads._numeric.rhs`)::
     x = [t, q (model.q order), u (model.u order), c (constants), s]
 
 ``c`` holds the constants sorted by ``default_sort_key`` and ``s`` the
-specified inputs sorted the same way followed by the joint-friction
-magnitudes. With dependent speeds the dynamic equations are the
+specified inputs sorted the same way, then the rates ``Derivative(s, t)``
+of those whose rates the equations need (an input in the velocity
+constraints, the kinematic equations or a velocity: see
+:func:`_input_rates`), followed by the joint-friction magnitudes. In a
+model with auxiliary speeds, these and the reactions they bring into
+evidence are zero in the equations of motion; the reactions are outputs
+(:meth:`NumericModel.reaction_expressions`). With dependent speeds the dynamic equations are the
 *unconstrained* ones (:mod:`sympy_loads._equations`); the elimination of
 the dependent speeds happens numerically, so no symbolic inverse is
 evaluated.
@@ -45,6 +50,63 @@ def _symbol_key(symbol):
 
 def _flat(rows):
     return [e for row in rows for e in row]
+
+
+def _reactions(kane, u_aux, equations):
+    """The reaction symbols of a model with the auxiliary speeds ``u_aux``
+    (``KanesMethod(..., u_auxiliary=...)``): the functions of time in its
+    auxiliary equations other than coordinates, speeds and their
+    derivatives that the equations of motion (``equations``, with SymPy's
+    reduced ones, where a noncontributing force cancels) do not contain.
+    A load's symbol that the equations of motion do contain stays a
+    specified input."""
+    if not u_aux:
+        return []
+    aux = sm.Matrix(kane.auxiliary_eqs)
+    known = set(kane.q) | set(kane.u) | set(u_aux)
+    main = set(find_dynamicsymbols(equations))
+    for matrix in (kane.mass_matrix, kane.forcing):
+        main |= set(find_dynamicsymbols(sm.Matrix(matrix)))
+    found = {s for s in find_dynamicsymbols(aux)
+             if not isinstance(s, sm.Derivative) and s not in known}
+    return sorted(found - main, key=_symbol_key)
+
+
+def _velocity_parts(body, frame):
+    """The measure numbers of the velocity of ``body``'s mass center and
+    of its angular velocity in ``frame`` (each in the frames it is written
+    in): an input there (a support moved at a prescribed speed) enters
+    the unconstrained equations, and its rate their accelerations."""
+    vectors = []
+    try:
+        vectors.append(body.masscenter.vel(frame))
+        if hasattr(body, 'frame'):
+            vectors.append(body.frame.ang_vel_in(frame))
+    except ValueError:      # not defined: the equations say so later
+        pass
+    return [sm.Matrix(measure) for vector in vectors
+            for measure, _ in vector.args]
+
+
+def _input_rates(dynamic, known):
+    """``(inputs, rates)``: the specified inputs among the functions of
+    time ``dynamic`` (those not in ``known``: coordinates, speeds and
+    friction magnitudes) and the first time derivatives of inputs among
+    them (``Derivative(s(t), t)``, which become inputs of their own: see
+    :func:`.arguments._specified_functions`). ValueError for any other
+    derivative (of a coordinate or speed, or of second order)."""
+    derivatives = {s for s in dynamic if isinstance(s, sm.Derivative)}
+    inputs = {s for s in dynamic - derivatives if s not in known}
+    rates = {d for d in derivatives if d.variables == (_TIME,)
+             and d.expr not in known}
+    others = derivatives - rates
+    if others:
+        raise ValueError(
+            f'model: the equations of motion contain the time derivatives '
+            f'{sorted(map(str, others))}; simulate() needs equations in q, '
+            f'u, time functions and first time derivatives of specified '
+            f'inputs only.')
+    return inputs | {d.expr for d in rates}, rates
 
 
 class NumericModel:
@@ -92,7 +154,18 @@ class NumericModel:
         everything = sm.Matrix.vstack(
             m_kin.reshape(len(m_kin), 1), f_kin, f_h,
             k_nh.reshape(len(k_nh), 1), f_nh, reduced)
-        self._check_and_collect(everything, f_h, kane)
+        # the reactions brought into evidence by auxiliary speeds: outputs,
+        # not inputs (see reaction_expressions)
+        self.u_aux = parts.u_aux
+        self.reactions = _reactions(kane, parts.u_aux, everything)
+        self._reaction_expressions = None
+        # what the unconstrained equations set to zero: the auxiliary
+        # speeds, and the reactions, noncontributing (their part lies in
+        # the span of the velocity constraints' multipliers)
+        self._zero = {s: 0 for s in self.u_aux + self.reactions}
+        self._check_and_collect(everything, f_h, kane,
+                                sm.Matrix.vstack(k_nh.reshape(len(k_nh), 1),
+                                                 f_nh))
 
         # the plain symbols of the input vector, under a prefix that starts
         # no constant's name (the constants keep their own names)
@@ -126,15 +199,11 @@ class NumericModel:
         # (see derived()): the constraint solver, the impacts' functions
         self._derived = {}
 
-    def _check_and_collect(self, everything, f_h, kane):
-        """Set ``specified`` and the candidate constants (by name)."""
+    def _check_and_collect(self, everything, f_h, kane, constraint_part):
+        """Set ``specified`` (the specified inputs, then the rates of those
+        whose rates the equations need, see :func:`_input_rates`),
+        ``velocity_inputs`` and the candidate constants (by name)."""
         dynamic = set(find_dynamicsymbols(everything))
-        derivatives = [s for s in dynamic if isinstance(s, sm.Derivative)]
-        if derivatives:
-            raise ValueError(
-                f'model: the equations of motion contain the time '
-                f'derivatives {sorted(map(str, derivatives))}; simulate() '
-                f'needs equations in q, u and time functions only.')
         # the loads and bodies enter the unconstrained equations, derived
         # later: collect their symbols too
         free = set(everything.free_symbols)
@@ -146,12 +215,29 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
+            if self.has_velocity_constraints:
+                # (the unconstrained equations, derived later, read them)
+                parts += _velocity_parts(body, self.frame)
+        known = (set(self.q) | set(self.u) | set(self.friction)
+                 | set(self.reactions) | set(self.u_aux))
         for part in parts:
             free |= part.free_symbols
-            dynamic |= {s for s in find_dynamicsymbols(part)
-                        if not isinstance(s, sm.Derivative)}
-        known = set(self.q) | set(self.u) | set(self.friction)
-        self.specified = sorted(dynamic - known, key=_symbol_key)
+            # (the loads' q' become u through the kinematic equations)
+            dynamic |= {s for s in find_dynamicsymbols(part) if not (
+                isinstance(s, sm.Derivative) and s.expr in known)}
+        inputs, rates = _input_rates(dynamic, known)
+        self.specified = sorted(inputs, key=_symbol_key)
+        # the rates of inputs in the velocity constraints (the
+        # acceleration constraints need them), the kinematic equations or
+        # a point's velocity (the accelerations need them): the reduced
+        # equations hold them as derivatives (found above), the
+        # unconstrained ones, derived later, may need any (slots that no
+        # equation uses are dropped in _prepare)
+        in_velocity = set(find_dynamicsymbols(constraint_part)) & inputs
+        if self.has_velocity_constraints:
+            rates |= {s.diff(_TIME) for s in inputs}
+        self.velocity_inputs = sorted(in_velocity, key=_symbol_key)
+        self.specified += sorted(rates, key=_symbol_key)
         self._candidates = {str(s): s for s in free - {_TIME}}
         if self.has_config_constraints:
             in_constraints = set(find_dynamicsymbols(f_h)) - set(self.q)
@@ -159,7 +245,11 @@ class NumericModel:
                 raise ValueError(
                     f'model: the holonomic constraints contain the specified '
                     f'inputs {sorted(map(str, in_constraints))}; only '
-                    f'coordinates and time may appear in them.')
+                    f'coordinates and time may appear in them (a coordinate '
+                    f'driven through them would need the inputs\' first and '
+                    f'second rates): write the input as an expression of '
+                    f'time in the constraint (and its time derivative in '
+                    f'the velocity constraint).')
 
     def _prepare(self, f_h, k_nh, f_nh, m_kin, f_kin, q_dep, plain):
         """The flat outputs of the three functions, in plain symbols."""
@@ -177,29 +267,10 @@ class NumericModel:
         kinematics = ([] if self.kinematics_is_identity else conv(m_kin))
         kinematics += conv(f_kin)
         if m:
-            mass, forcing = unconstrained_equations(self.kane, plain)
+            mass, forcing = unconstrained_equations(self.kane, plain,
+                                                    self._zero)
             mass = _flat(mass)
-            # g = (K u + k)' with u' = 0: the acceleration constraints
-            # are K u' + g = 0
-            qdot_map = self.kindiff
-            qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
-            qs = conv(sm.Matrix([plain[s] for s in self.q]))
-            us = conv(sm.Matrix([plain[s] for s in self.u]))
-            ts = conv(sm.Matrix([plain[_TIME]]))[0]
-            g = []
-            for i in range(m):
-                expr = sum((velocity[i * nu + j] * us[j] for j in range(nu)),
-                           velocity[m * nu + i])
-                value = expr.diff(ts)
-                for qi, qdi in zip(qs, qd):
-                    value += expr.diff(qi) * qdi
-                g.append(value)
-            spec = set(conv(sm.Matrix([plain[s] for s in self.specified])))
-            if any(set(e.free_symbols) & spec for e in g):
-                raise ValueError(
-                    'model: the velocity constraints contain specified '
-                    'inputs; simulate() needs their time derivatives, '
-                    'which it does not know.')
+            g = self._acceleration_terms(velocity, conv, plain)
         else:
             mass = conv(sm.Matrix(self.kane.mass_matrix))
             forcing = conv(sm.Matrix(self.kane.forcing))
@@ -213,11 +284,57 @@ class NumericModel:
         used = set()
         for expr in hol + velocity + eom:
             used |= {str(s) for s in expr.free_symbols}
+        # the slots of inputs' rates that no equation uses (see
+        # _check_and_collect) are dropped
+        self.specified = [s for s in self.specified if not isinstance(
+            s, sm.Derivative) or str(plain[s]) in used]
         used -= {str(s) for s in plain.values()}
         self.constants = sorted((self._candidates.get(name, sm.Symbol(name))
                                  for name in used), key=_symbol_key)
         self._outputs_of = {'hol': hol, 'vel': velocity, 'eom': eom}
         self.eom_size = len(eom)
+
+    def _acceleration_terms(self, velocity, conv, plain):
+        """``g``, the time derivative of the velocity constraints ``K u +
+        k`` at ``u' = 0`` (the acceleration constraints are ``K u' + g =
+        0``): through the time, the coordinates (``q'`` from the kinematic
+        equations) and the specified inputs (their rates are inputs of
+        their own, see :func:`_input_rates`). ValueError where a
+        constraint contains an input's rate (its second rate would be
+        needed)."""
+        nu, m = len(self.u), len(self.u_dep_idx)
+        qdot_map = self.kindiff
+        qd = conv(sm.Matrix([qdot_map[s.diff(_TIME)] for s in self.q]))
+        qs = conv(sm.Matrix([plain[s] for s in self.q]))
+        us = conv(sm.Matrix([plain[s] for s in self.u]))
+        ts = conv(sm.Matrix([plain[_TIME]]))[0]
+        bases = [s for s in self.specified if not isinstance(
+            s, sm.Derivative) and s.diff(_TIME) in plain]
+        pairs = list(zip(conv(sm.Matrix([plain[s] for s in bases])),
+                         conv(sm.Matrix([plain[s.diff(_TIME)]
+                                         for s in bases]))))
+        rates = {str(r): s for (_, r), s in zip(pairs, bases)}
+        g = []
+        for i in range(m):
+            expr = sum((velocity[i * nu + j] * us[j] for j in range(nu)),
+                       velocity[m * nu + i])
+            found = [rates[str(s)] for s in expr.free_symbols
+                     if str(s) in rates]
+            if found:
+                raise ValueError(
+                    f'model: the velocity constraints contain the time '
+                    f'derivatives of the specified inputs '
+                    f'{sorted(str(s.diff(_TIME)) for s in found)}; the '
+                    f'acceleration constraints would need their second '
+                    f'derivatives. Give the rate as an input of its own '
+                    f'(another dynamicsymbol).')
+            value = expr.diff(ts)
+            for qi, qdi in zip(qs, qd):
+                value += expr.diff(qi) * qdi
+            for s, rate in pairs:
+                value += expr.diff(s) * rate
+            g.append(value)
+        return g
 
     def _generate(self, backend):
         kind = 'llvm' if backend == 'compiled' else 'numpy'
@@ -321,6 +438,40 @@ class NumericModel:
         return self.derived(
             ('constraint solver', tuple(sorted(options.items()))), build)
 
+    @property
+    def aux_zero(self):
+        """``{u_a': 0, u_a: 0}`` for the auxiliary speeds ``u_a``: they
+        vanish in the motion (a velocity written with them, in an output
+        or an impact, is the velocity of the motion without them)."""
+        zero = {s.diff(_TIME): 0 for s in self.u_aux}
+        zero.update({s: 0 for s in self.u_aux})
+        return zero
+
+    def reaction_expressions(self, name=None):
+        """``{reaction: expression}``: the reactions brought into evidence
+        by the auxiliary speeds (:attr:`reactions`), solved from the
+        auxiliary equations of the ``KanesMethod`` (linear in them) as
+        expressions of the coordinates, speeds, their time derivatives,
+        the specified inputs and the constants; outputs take them from
+        here. ValueError (naming the output ``name``) where the auxiliary
+        equations do not determine them."""
+        if self._reaction_expressions is None:
+            aux = [e for e in sm.Matrix(self.kane.auxiliary_eqs)]
+            A, b = sm.linear_eq_to_matrix(aux, self.reactions)
+            rows = [i for i in range(A.rows) if any(A.row(i))]
+            A, b = A.extract(rows, list(range(A.cols))), b.extract(rows, [0])
+            if A.rows != A.cols or A.det() == 0:
+                raise ValueError(
+                    f'outputs[{name!r}]: the auxiliary equations of the '
+                    f'model do not determine the reactions '
+                    f'{[str(s) for s in self.reactions]} (their '
+                    f'coefficients form a {A.rows}x{A.cols} matrix that is '
+                    f'not invertible); add an auxiliary speed in the '
+                    f'direction of each reaction.')
+            self._reaction_expressions = dict(zip(self.reactions,
+                                                  A.LUsolve(b)))
+        return self._reaction_expressions
+
     def output_function(self, outputs):
         """The :class:`OutputSpec` of the ``outputs`` mapping, generated
         once per set of expressions (its ``function`` takes the rows
@@ -351,6 +502,9 @@ class NumericModel:
                 raise ValueError(
                     f'outputs[{name!r}] must be a scalar or a column/row '
                     f'matrix, not shape {matrix.shape}.')
+            if self.reactions and matrix.has(*self.reactions):
+                matrix = matrix.xreplace(self.reaction_expressions(name))
+            matrix = matrix.xreplace(self.aux_zero)
             matrix = matrix.xreplace(kindiff)
             matrix = matrix.xreplace(dict(zip(udot, udot_symbols)))
             unknown = [s for s in find_dynamicsymbols(matrix)
