@@ -212,3 +212,26 @@ def test_equilibrium_with_heaviside_and_abs_loads(backend):
     assert found[x] == pytest.approx(0.5, abs=1e-12)
     lin = linearize(kane, {x: found[x], v: 0.0}, {}, backend=backend)
     np.testing.assert_allclose(lin.A, [[0, 1], [-2, 0]], rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_contact_with_exponent_below_one_in_free_flight(backend):
+    """k max(0, -z)^(1/2): identically zero above the plane, so A has no
+    stiffness there (the chain rule alone gives 0 * oo = NaN)."""
+    z, w = me.dynamicsymbols('z w', real=True)
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', z * N.z)
+    P.set_vel(N, w * N.z)
+    contact = HuntCrossleyContact(P, O, N.z, N, stiffness=100, damping=3,
+                                  exponent=sm.Rational(1, 2))
+    kane = me.KanesMethod(N, [z], [w], kd_eqs=[z.diff() - w])
+    kane.kanes_equations([me.Particle('p', P, 1)], contact.to_loads())
+    lin = linearize(kane, {z: 0.2, w: -1.0}, {}, backend=backend)
+    np.testing.assert_array_equal(lin.A, [[0, 1], [0, 0]])
+    # in contact: k_eff = k d^(-1/2)/2 + c w d^(-1/2)/2 ... by differences
+    point = {z: -0.01, w: -0.5}
+    lin = linearize(kane, point, {}, backend=backend)
+    A, _ = _central_differences(kane, [z, w], [], point, {})
+    np.testing.assert_allclose(lin.A, A, rtol=1e-7, atol=1e-7)

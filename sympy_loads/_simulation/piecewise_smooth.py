@@ -116,17 +116,22 @@ class PiecewiseSmooth:
         # wrapped Heaviside are
         types = ((sm.Abs, sm.sign, sm.Max, sm.Min, sm.Heaviside,
                   sm.Piecewise) if module is sm else (module.Function,))
-        found = set()
+        found, powers = set(), set()
         for expr in expressions:
             if hasattr(expr, 'atoms'):
                 found |= {f for f in expr.atoms(*types) if _kind(f)}
+                powers |= {p for p in expr.atoms(module.Pow)
+                           if p.args[0] in found or _kind(p.args[0])}
         # innermost first: a function's arguments are rewritten before it
-        ordered = sorted(found, key=lambda f: (len(str(f)), str(f)))
+        ordered = sorted(found | powers, key=lambda f: (len(str(f)), str(f)))
         self._mapping = {}
-        self.applications = []    # (original, kind, branches)
+        self.applications = []    # (original, branch conditions)
         self.selectors = []
         distances, sizes = [], []
         for f in ordered:
+            if f in powers:
+                self._power(f)
+                continue
             branches = self._branches(f, distances, sizes)
             if branches is None:       # a condition this cannot read
                 continue
@@ -141,6 +146,21 @@ class PiecewiseSmooth:
             self.applications.append((f, [c for _, c in branches]))
         self.n_distances = len(distances)
         self.distances = distances + sizes
+
+    def _power(self, power):
+        """A power of a rewritten function, ``Piecewise((a, c1), (b,
+        True))**e``, as ``Piecewise((a**e, c1), (b**e, True))``: the same
+        value, and a derivative that is not ``0 * oo`` where the branch
+        taken is 0 and ``e < 1`` (``max(0, -z)**(1/2)`` above the
+        plane)."""
+        base, exponent = power.args
+        written = self._mapping.get(base)
+        if written is None:
+            return
+        exponent = exponent.xreplace(self._mapping)
+        pairs = [(value**exponent, condition)
+                 for value, condition in _piecewise_pairs(written)]
+        self._mapping[power] = self._module.Piecewise(*pairs)
 
     def __bool__(self):
         return bool(self.selectors)
