@@ -235,3 +235,20 @@ def test_contact_with_exponent_below_one_in_free_flight(backend):
     lin = linearize(kane, point, {}, backend=backend)
     A, _ = _central_differences(kane, [z, w], [], point, {})
     np.testing.assert_allclose(lin.A, A, rtol=1e-7, atol=1e-7)
+
+
+def test_prepared_model_with_kinks_pickles(line_particle):
+    """A Simulation that has linearized a model with Abs pickles, and the
+    copy linearizes the same and still refuses the kink."""
+    import pickle
+
+    from sympy_loads import Simulation
+    s = line_particle(2.0, lambda x, v: -3 * sm.Abs(x) - v * sm.Abs(v))
+    simulation = Simulation(s.kane)
+    A = simulation.linearize({s.x: 0.5, s.v: 0.1}, {}).A
+    copy = pickle.loads(pickle.dumps(simulation))
+    np.testing.assert_array_equal(copy.linearize({s.x: 0.5, s.v: 0.1},
+                                                 {}).A, A)
+    np.testing.assert_allclose(A, [[0, 1], [-1.5, -0.1]], rtol=1e-15)
+    with pytest.raises(ValueError, match='Abs'):
+        copy.linearize({s.x: 0.0, s.v: 0.0}, {})

@@ -111,7 +111,7 @@ class PiecewiseSmooth:
     """
 
     def __init__(self, expressions, module, prefix):
-        self._module = module
+        self._module = module      # not pickled (see __getstate__)
         # SymPy's Max and Min are no Functions; SymEngine's Piecewise and
         # wrapped Heaviside are
         types = ((sm.Abs, sm.sign, sm.Max, sm.Min, sm.Heaviside,
@@ -161,6 +161,14 @@ class PiecewiseSmooth:
         pairs = [(value**exponent, condition)
                  for value, condition in _piecewise_pairs(written)]
         self._mapping[power] = self._module.Piecewise(*pairs)
+
+    def __getstate__(self):
+        # a module does not pickle, and the rewriting is done by then: what
+        # a pickle needs is the reading of the switches (sides, labels)
+        state = self.__dict__.copy()
+        state['_module'] = None
+        state['_mapping'] = None
+        return state
 
     def __bool__(self):
         return bool(self.selectors)
