@@ -43,9 +43,7 @@ def _block(a, b, c, corner):
     kane = me.KanesMethod(N, q, u, kd_eqs=kd)
     kane.kanes_equations([body], contact.to_loads() + [(G, -m * g * N.z)])
     constants = {m: 1.0, g: 9.81, k: 1e4, damp: 20.0}
-    height = sm.lambdify([q], C.pos_from(O).dot(N.z).xreplace(
-        dict(zip(q, sm.symbols('x y z q1 q2 q3')))).subs(
-            dict(zip(sm.symbols('x y z q1 q2 q3'), q))), 'numpy')
+    height = sm.lambdify([q], C.pos_from(O).dot(N.z), 'numpy')
     return kane, q, u, constants, height
 
 
