@@ -88,8 +88,8 @@ def _simulate(kane, q, u, constants, y0, t1, t_eval, backend, rtol=1e-10):
 
 @pytest.mark.parametrize('backend', BACKENDS)
 def test_block_corner_free_flight_is_finite(backend):
-    """Four block shapes of a seeded sweep, the lowest corner some 0.5 m
-    above the floor, moving freely: with the penetration (|h| - h)/2 the
+    """Four block shapes of a seeded sweep, the corner above the floor
+    all along (checked), moving freely: with the penetration (|h| - h)/2 the
     compiled back end stopped at t = 0 on two of them (NaN from a
     penetration of -2e-16) and ran out of memory on a third, NumPy stopped
     at t = 0 on the first. The contact force is exactly zero and the
