@@ -178,13 +178,23 @@ class HuntCrossleyContact(ActuatorBase):
 
     and the contact location C is P projected on the plane.
 
-    The penetration is written as in Moore's "Collision" section, exactly
-    zero when separated [Moore]_:
+    The penetration is exactly zero when separated, as in Moore's
+    "Collision" section [Moore]_, which writes it :math:`(|h| - h)/2`; here
+    it is
 
     .. math::
 
-       d = \frac{|h| - h}{2} \ge 0, \qquad
+       d = \max(0, -h) \ge 0, \qquad
        \dot{d} = -(\bar{v}_{P^*} - \bar{v}_{C^*}) \cdot \hat{n}
+
+    the same value, but non-negative in floating point too: once the
+    equations are expanded and common subexpressions are taken out,
+    :math:`|h|` and :math:`h` of the textbook's form are computed in
+    different orders, their difference can come out as -2e-16 where the
+    point is far from the plane, and :math:`d^{3/2}` of it is NaN. The
+    maximum of 0 and a number is never negative, however that number is
+    computed (SymEngine's compiled code and NumPy both take it as one
+    operation).
 
     where :math:`\bar{v}_{P^*}`, :math:`\bar{v}_{C^*}` are the velocities
     in ``frame`` of the material points of the sphere and of the plane's
@@ -196,7 +206,7 @@ class HuntCrossleyContact(ActuatorBase):
     .. math::
 
        f_{raw} = k d^n + c d^n \dot{d}, \qquad
-       f = \frac{|f_{raw}| + f_{raw}}{2} \ge 0
+       f = d^n \max(0, k + c \dot{d}) \ge 0
 
     clamped to be non-adhesive unless ``clamped=False`` (then
     :math:`f = f_{raw}`, the textbook's formula, which pulls during the end
@@ -256,7 +266,7 @@ class HuntCrossleyContact(ActuatorBase):
     >>> contact
     HuntCrossleyContact(P, O, N.z, N, stiffness=k, damping=c)
     >>> contact.penetration
-    -z(t)/2 + Abs(z(t))/2
+    Max(0, -z(t))
     >>> contact.penetration_rate
     -u_z(t)
 
@@ -562,7 +572,9 @@ class HuntCrossleyContact(ActuatorBase):
         n, N = self.normal, self.frame
         gap = center_height - self.radius
         self._gap = gap
-        self._penetration = (sm.Abs(gap) - gap) / 2
+        # max(0, -h), not (|h| - h)/2: never negative in floating point
+        # (see the class documentation)
+        self._penetration = sm.Max(0, -gap)
         contact = self.point.locatenew(f'{self.point.name}_contact',
                                        -center_height * n)
         self._contact_point = contact
@@ -583,7 +595,7 @@ class HuntCrossleyContact(ActuatorBase):
         d, k, c = self._penetration, self.stiffness, self.damping
         dn = d**self.exponent
         stiff_damp = k + c * self._penetration_rate
-        compressive = dn * (sm.Abs(stiff_damp) + stiff_damp) / 2
+        compressive = dn * sm.Max(0, stiff_damp)
         self._normal_force = (compressive if self.clamped
                               else k * dn + c * dn * self._penetration_rate)
         # Coulomb's law needs a pressing normal force: friction always uses
@@ -677,7 +689,7 @@ class HuntCrossleyContact(ActuatorBase):
 
     @property
     def penetration(self):
-        """Penetration :math:`d = (|h| - h)/2` (zero when separated)."""
+        r"""Penetration :math:`d = \max(0, -h)` (zero when separated)."""
         return self._penetration
 
     @property

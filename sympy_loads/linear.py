@@ -99,6 +99,20 @@ def linearize(model, operating_point, constants, *, inputs=None,
     the chain rule through the numeric elimination of the dependent
     coordinates and speeds: the result is exact up to round-off.
 
+    Loads with ``Abs``, ``sign``, ``Max``, ``Min``, ``Heaviside`` or
+    ``Piecewise`` (:class:`~sympy_loads.HuntCrossleyContact`, quadratic
+    drag, a step) are differentiated where they are smooth, on the side
+    of their switch on which the operating point lies:
+    :math:`d|a|/dx = \operatorname{sign}(a)\, a'`, the derivative of the
+    larger argument of ``Max``, 0 for ``sign`` and ``Heaviside``, a
+    ``Piecewise`` branch by branch. An operating point on a switch
+    (``a = 0`` for ``Abs``, ``sign`` and ``Heaviside``, two equal
+    arguments of ``Max`` or ``Min``, a turning condition of
+    ``Piecewise``; within 1e-9 of the size of the terms of ``a``, plus
+    1e-12) is linearized from each side; the result is returned where all
+    sides agree (``u |u|`` at ``u = 0``) and refused where they do not
+    (``|x|`` at ``x = 0``).
+
     Examples
     ========
 
@@ -181,6 +195,9 @@ def linearize(model, operating_point, constants, *, inputs=None,
         ``ValueError`` lists every missing value, and names the operating
         point where its mass matrix is singular or the constraint
         Jacobian loses rank (no independent set parametrizes the motion).
+        A ``ValueError`` too where the operating point is on the switch
+        of a piecewise-smooth function whose sides give different linear
+        models, naming the function and the point.
     ConstraintSolverError
         When the configuration constraints cannot be solved at the
         operating point.
@@ -241,6 +258,11 @@ def equilibrium(model, guess, constants, *, specified=None, time=0.0,
     accelerations vanish in that state. The model's independent speeds
     are the ones held at zero (unless their block is ill conditioned at
     the guess).
+
+    Piecewise-smooth loads (``Abs``, ``Max``, ``Heaviside``,
+    :class:`~sympy_loads.HuntCrossleyContact`, ...) are differentiated on
+    the side of their switch on which each step of the search lies (see
+    :func:`~sympy_loads.linearize`).
 
     Examples
     ========

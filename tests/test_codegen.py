@@ -337,3 +337,80 @@ def test_no_success_with_samples_off_the_constraints(monkeypatch):
         simulate(kane, (0.0, 3.0), initial, constants, t_eval=T_EVAL,
                  backend='compiled', **RUN)
 
+
+
+# -- round-off in a fractional power is not a miscompile (issue 35, item 7) --
+
+def _roundoff_case():
+    """``(inputs, output)``: (|a - b| - (a - b))**(3/2) with a > b at the
+    check's test input: exactly 0 there, but zero only up to round-off
+    once |a - b| and a - b are computed in different orders."""
+    from sympy_loads._numeric.codegen import CHECK_SEED
+    a, b = sm.symbols('a b', real=True)
+    x = np.random.default_rng(CHECK_SEED).uniform(0.5, 1.5, 2)
+    if x[0] < x[1]:
+        a, b = b, a
+    h = a - b
+    return [*sm.symbols('a b', real=True)], (sm.Abs(h) - h)**sm.Rational(3, 2)
+
+
+@needs_compiled
+def test_check_calls_roundoff_nan_round_off_not_a_miscompile():
+    """Compiled code that gives NaN for (|h| - h)**(3/2) at a point where
+    the base is zero up to round-off (stubbed: another order of
+    evaluation) is not a miscompile: a RuntimeWarning says round-off and
+    names the power; NaN for an output without such a power is a
+    miscompile (MiscompiledError saying so)."""
+    import math
+
+    class NaNFirst(GeneratedFunction):
+        def __call__(self, x):
+            out = super().__call__(x).copy()
+            out[0] = math.nan
+            return out
+
+    inputs, power = _roundoff_case()
+    with pytest.warns(RuntimeWarning, match='round-off, not a miscompile'):
+        NaNFirst(inputs, [power, inputs[0]], 'llvm', 'f')
+    with pytest.raises(MiscompiledError, match='a miscompile'):
+        NaNFirst(inputs, [inputs[0] + inputs[1]], 'llvm', 'g')
+
+
+@pytest.mark.parametrize('backend', ['llvm', 'numpy'])
+def test_explain_nonfinite_names_round_off_and_negative_bases(backend):
+    """explain_nonfinite: (x - y)**(3/2) at x = 0.1 + 0.2, y = 0.3 (base
+    5.6e-17 of terms 0.6: round-off), at x = 0, y = 1 (negative), and
+    nothing for 1/(x - y)."""
+    if backend == 'llvm' and not COMPILED:
+        pytest.skip('needs symengine and numba')
+    from sympy_loads._numeric.codegen import generate
+    x, y = sm.symbols('x y', real=True)
+    f = generate([x, y], [(x - y)**sm.Rational(3, 2), 1 / (x - y)],
+                 backend, 'f')
+    causes = f.explain_nonfinite([0.1 + 0.2, 0.3], [0])
+    assert [c[0] for c in causes] == ['round-off']
+    assert 'zero up to round-off' in causes[0][1]
+    causes = f.explain_nonfinite([0.0, 1.0], [0], names={'x': 'z(t)'})
+    assert causes[0][0] == 'negative' and 'z(t)' in causes[0][1]
+    assert f.explain_nonfinite([0.3, 0.3], [1]) == []
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_nonfinite_equations_say_round_off(line_particle, backend):
+    """m x'' = -(x^2 - w)^(3/2) at x = 0.3 with w one unit in the last
+    place above 0.3 * 0.3: the base is negative by less than round-off, in
+    any order of evaluation, and the power NaN. simulate() says so
+    (round-off, the power, the remedy) instead of asking about a pole; at
+    x = 0.2 the base is really negative, and the message says that."""
+    if backend == 'compiled' and not COMPILED:
+        pytest.skip('needs symengine and numba')
+    w = sm.Symbol('w')
+    s = line_particle(1, lambda x, v: -(x**2 - w)**sm.Rational(3, 2))
+    w_value = float(np.nextafter(0.3 * 0.3, 1.0))
+    with pytest.raises(SimulationError, match=r'round-off: the base of .*'
+                       r'x\(t\).*zero up to round-off.*Max\(0'):
+        simulate(s.kane, (0, 0.1), {s.x: 0.3, s.v: 0.0}, {w: w_value},
+                 backend=backend)
+    with pytest.raises(SimulationError, match='negative: the base of'):
+        simulate(s.kane, (0, 0.1), {s.x: 0.2, s.v: 0.0}, {w: w_value},
+                 backend=backend)

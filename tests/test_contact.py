@@ -44,8 +44,14 @@ def _contact(s, **kw):
 class TestSeedChecks:
 
     def test_penetration_is_seed_expression(self, seed):
+        """The textbook's (|z| - z)/2, written max(0, -z) so that it cannot
+        come out negative in floating point (issue 35)."""
         z = seed['z']
-        assert _contact(seed).penetration == (sm.Abs(z) - z) / 2
+        penetration = _contact(seed).penetration
+        assert penetration == sm.Max(0, -z)
+        for value in (-2, 0, sm.Rational(3, 7)):
+            assert penetration.subs(z, value) == \
+                ((sm.Abs(z) - z) / 2).subs(z, value)
 
     def test_zero_force_for_positive_height(self, seed):
         contact = _contact(seed, friction_coefficient=seed['mu'])
@@ -134,7 +140,7 @@ class TestForceLaw:
         R = sm.Symbol('R', positive=True)
         contact = _contact(seed, radius=R)
         h = seed['z'] - R
-        assert contact.penetration == (sm.Abs(h) - h) / 2
+        assert contact.penetration == sm.Max(0, -h)
 
     def test_exponent(self, seed):
         contact = _contact(seed, exponent=1, damping=0)

@@ -67,6 +67,7 @@ from sympy.physics.mechanics import dynamicsymbols
 from .arguments import _initial_state, _pack_constants, check_specified_keys
 from .partition import (PARTITION_GAIN, PARTITION_RATIO, Partition,
                         best_columns, block_measure, full_jacobians)
+from .piecewise_smooth import PiecewiseSmooth, check_sides
 from .problem import format_state
 from ..constraints import HolonomicConstraintSolver
 from .._errors import (ConstraintSolverError, EquilibriumError,
@@ -96,6 +97,7 @@ class LinearFunctions:
         m = len(nm.u_dep_idx)
         nh = int(nm.dims[2])
         use_se = symengine_available()
+        se = None
         if use_se:
             import symengine as se
             make, convert = se.Symbol, to_symengine
@@ -115,6 +117,10 @@ class LinearFunctions:
         hol = convert(list(nm.functions['hol'].outputs))[:nh]
         vel = convert(list(nm.functions['vel'].outputs))
         eom = convert(list(nm.functions['eom'].outputs))
+        # Abs, Max, Heaviside, ...: differentiated where they are smooth
+        self.smooth = PiecewiseSmooth(hol + vel + eom, se if use_se else sm,
+                                      f'{tag}Lk')
+        hol, vel, eom = (self.smooth.rewrite(v) for v in (hol, vel, eom))
         K = [vel[i * nu:(i + 1) * nu] for i in range(m)]
         k = vel[m * nu:m * nu + m]
         f_kin, mass, forcing, g0, end = eom_blocks(
@@ -157,12 +163,16 @@ class LinearFunctions:
             ('Ra_q', jac(Ra, plain_q)), ('Ra_u', jac(Ra, plain_u)),
             ('Ra_s', jac(Ra, plain_s)),
         ]
+        if self.smooth:
+            # ... except to see a piecewise-smooth function jump at the
+            # point (the residuals differ between the sides of its switch)
+            blocks.append(('residuals', Rk + Rd + Ra + h))
         shapes = dict(phi=(nh,), phi_q=(nh, nq), h_q=(m, nq),
                       h_s=(m, ns), K=(m, nu),
                       Rk_q=(nq, nq), Rk_u=(nq, nu), Rk_s=(nq, ns),
                       Mk=(nq, nq), Rd_q=(nu, nq), Rd_u=(nu, nu),
                       Rd_s=(nu, ns), M=(nu, nu), Ra_q=(m, nq), Ra_u=(m, nu),
-                      Ra_s=(m, ns))
+                      Ra_s=(m, ns), residuals=(nq + nu + 2 * m,))
         outputs, layout, start = [], {}, 0
         for name, values in blocks:
             values = list(values)
@@ -173,26 +183,81 @@ class LinearFunctions:
             outputs = to_symengine(outputs)
         else:
             outputs = [sm.sympify(e) for e in outputs]
+        _check_differentiated(outputs, se if use_se else sm)
         self.layout = layout
         self.sizes = (nq, nu, m, nh, ns)
-        all_inputs = inputs + qd + ud + lam
-        kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
-        try:
-            # LLVM's level 0: a third of the compile time, the same speed
-            # (see GeneratedFunction)
-            self.function = generate(all_inputs, outputs, kind,
-                                     'linearization', opt_level=0)
-        except CodegenError as error:
-            if kind == 'numpy' or not isinstance(error, MiscompiledError):
-                raise
-            self.function = generate(all_inputs, outputs, 'numpy',
-                                     'linearization')
+        all_inputs = inputs + qd + ud + lam + self.smooth.selectors
+        self.function = _generate(all_inputs, outputs, nm, 'linearization')
+        self.switches = (_generate(inputs, self.smooth.distances, nm,
+                                   'switches') if self.smooth else None)
+        self._names = {plain: symbol for symbol, plain in nm._plain.items()}
+        self._state = (nm.q, nm.u, nm.slices)
 
-    def __call__(self, x, qdot, udot, lam):
-        values = np.asarray(self.function(np.concatenate(
-            [x, qdot, udot, lam]).astype(float)), dtype=float).ravel()
+    def __call__(self, x, qdot, udot, lam, check=False):
+        """The blocks at ``x``; a piecewise-smooth function of the model
+        is taken on the side of its switch on which the point lies (see
+        :mod:`.piecewise_smooth`). ``check``: ValueError where the point
+        is on a switch and another side gives other blocks."""
+        base = np.concatenate([x, qdot, udot, lam]).astype(float)
+        if not self.smooth:
+            return self._blocks(base)
+        with np.errstate(all='ignore'):
+            values = np.asarray(self.switches(x), dtype=float).ravel()
+        sides, switching = self.smooth.sides(values)
+        own, others = self.smooth.combinations(sides, switching)
+        blocks = self._blocks(np.concatenate([base, own]))
+        if check and others:
+            q, u, slices = self._state
+            where = (f'{format_state(q, x[slices[0]])}; '
+                     f'{format_state(u, x[slices[1]])}')
+            check_sides(blocks, own, [
+                (changed, self._blocks(np.concatenate([base, vector])))
+                for changed, vector in others],
+                lambda i: self.smooth.label(i, self._names), where)
+        return blocks
+
+    def _blocks(self, inputs):
+        with np.errstate(all='ignore'):
+            values = np.asarray(self.function(inputs), dtype=float).ravel()
         return {name: values[a:b].reshape(shape)
                 for name, (a, b, shape) in self.layout.items()}
+
+
+def _generate(inputs, outputs, nm, name):
+    """A generated function of the model's back end (NumPy where the
+    compiled code fails its check)."""
+    kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
+    try:
+        # LLVM's level 0: a third of the compile time, the same speed
+        # (see GeneratedFunction)
+        return generate(inputs, outputs, kind, name, opt_level=0)
+    except CodegenError as error:
+        if kind == 'numpy' or not isinstance(error, MiscompiledError):
+            raise
+        return generate(inputs, outputs, 'numpy', name)
+
+
+def _check_differentiated(outputs, module):
+    """ValueError naming the functions of the model whose derivatives are
+    not known (an unevaluated ``Derivative``, a ``DiracDelta``), which no
+    back end can compile."""
+    types = ((sm.Derivative, sm.DiracDelta) if module is sm else
+             (module.Derivative, module.Function))
+    unknown = set()
+    for expr in outputs:
+        if hasattr(expr, 'atoms'):
+            unknown |= {a for a in expr.atoms(*types) if (
+                type(a).__name__ in ('Derivative', 'DiracDelta') or
+                type(a).__name__ == 'PyFunction'
+                and a.get_name() == 'DiracDelta')}
+    if unknown:
+        text = ', '.join(sorted(str(a) for a in unknown)[:3])
+        text = text if len(text) <= 160 else text[:157] + '...'
+        raise ValueError(
+            f'linearization: the derivatives of the equations contain '
+            f'{text}: a function whose derivative is not known. Smooth '
+            f'functions, and Abs, sign, Max, Min, Heaviside and Piecewise '
+            f'where they are smooth, can be linearized.')
 
 
 def _kept(nm, name, build):
@@ -316,19 +381,21 @@ def _rates(nm, x, what):
     return qdot, udot, lam
 
 
-def linearize_at(nm, x, input_columns, partition=None):
+def linearize_at(nm, x, input_columns, partition=None, check=False):
     """``(A, B, q_ind, u_ind)`` about the consistent state in ``x`` (the
     numeric model's input vector); ``input_columns`` are the indices of
     the inputs in ``nm.specified``; ``partition``: the dependent
     coordinates and speeds to eliminate (a :class:`.partition.Partition`;
-    by default :func:`choose_partition` chooses them at ``x``)."""
+    by default :func:`choose_partition` chooses them at ``x``);
+    ``check``: ValueError where a piecewise-smooth function of the model
+    is not differentiable at ``x`` (see :class:`LinearFunctions`)."""
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     nh = int(nm.dims[2])
     functions = linear_functions(nm)
     if partition is None:
         partition = choose_partition(nm, x)
     qdot, udot, lam = rates(nm, x)
-    J = functions(x, qdot, udot, lam)
+    J = functions(x, qdot, udot, lam, check=check)
     # dependent coordinates: dq = Tq dq_I
     if nh:
         q_ind, q_dep = _split(partition.q_dep, nq)
@@ -946,7 +1013,8 @@ def linearize_model(nm, operating_point, constants, inputs, specified,
     point = _operating_values(nm, operating_point, constants, specified,
                               time, 'operating_point',
                               options=constraint_options)
-    A, B, q_ind, u_ind = linearize_at(nm, point.x, columns, point.partition)
+    A, B, q_ind, u_ind = linearize_at(nm, point.x, columns, point.partition,
+                                   check=True)
     states = [nm.q[i] for i in q_ind] + [nm.u[i] for i in u_ind]
     values = dict(zip(nm.q, map(float, point.q)))
     values.update(zip(nm.u, map(float, point.u)))

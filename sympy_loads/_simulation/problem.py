@@ -642,8 +642,7 @@ class Problem:
                 f'the equations of motion are not finite at t = '
                 f'{float(t):.10g} ({format_state(nm.q, q)}; '
                 f'{format_state(nm.u, u)}): {self._nonfinite_parts(e, vel)} '
-                f'(a load or constraint with a pole there?).',
-                time=t, q=q, u=u)
+                f'({self._nonfinite_cause(x, e)}).', time=t, q=q, u=u)
         try:
             with np.errstate(all='ignore'):
                 qdot, udot = numpy_kernels.derivatives(
@@ -658,6 +657,24 @@ class Problem:
                 f'({format_state(nm.q, q)}; {format_state(nm.u, u)}).',
                 time=t, q=q, u=u)
         return qdot, udot
+
+    def _nonfinite_cause(self, x, e):
+        """Why the equations ``e`` are not finite at the input ``x``, as
+        far as a fractional power tells (round-off or a negative base, see
+        :meth:`.codegen.GeneratedFunction.explain_nonfinite`); else the
+        question of a pole."""
+        bad = [i for i in range(len(e)) if not np.isfinite(e[i])]
+        names = {plain.name: str(symbol)
+                 for symbol, plain in self.nm._plain.items()}
+        try:
+            causes = self.nm.functions['eom'].explain_nonfinite(
+                x, bad[:8], names)
+        except Exception:       # a diagnosis must not hide the error
+            causes = []
+        if not causes:
+            return 'a load or constraint with a pole there?'
+        kind, sentence = causes[0]
+        return f'{kind}: {sentence}'
 
     def _nonfinite_parts(self, e, vel):
         """Which blocks of the generated equations are not finite."""
