@@ -354,20 +354,69 @@ def _check_residuals(problem, solver, times, q, u, residual,
                 time=float(times[i]), q=q[i].copy(), u=u[i].copy())
 
 
-# KanesMethod -> {(friction symbols, back end): NumericModel}: the one
-# cache of prepared code, so that simulate() (a new Simulation per call) and
-# every Simulation of a model share its generated code; everything else a
-# Simulation needs is kept with the numeric model (NumericModel.derived) or
-# the Simulation itself. Held weakly: it goes with the model.
+# KanesMethod -> (fingerprint, {(friction symbols, back end): NumericModel}):
+# the one cache of prepared code, so that simulate() (a new Simulation per
+# call) and every Simulation of a model share its generated code; everything
+# else a Simulation needs is kept with the numeric model
+# (NumericModel.derived) or the Simulation itself. Held weakly: it goes with
+# the model. A KanesMethod is mutable (kanes_equations() forms its
+# equations again in place), so an entry serves only while the model's
+# fingerprint (_formed_equations) is the one it was made from.
 _NUMERIC_MODELS = weakref.WeakKeyDictionary()
+
+
+def _matrix_entries(matrix):
+    """``(shape, entries)`` of a SymPy matrix (None for None)."""
+    if matrix is None:
+        return None
+    matrix = sm.Matrix(matrix) if not isinstance(matrix, sm.MatrixBase) \
+        else matrix
+    return matrix.shape, tuple(matrix)
+
+
+def _formed_equations(kane):
+    """The fingerprint of what the numeric model of ``kane`` is derived
+    from: its coordinates and speeds, kinematic equations, constraints,
+    the equations ``kanes_equations()`` formed (Fr, Fr*, the mass matrix
+    and forcing) and the loads and bodies it formed them from. Two
+    fingerprints compare equal (``==``) when the model is unchanged; the
+    entries are the model's own expression objects, so comparing with an
+    unchanged model's is a comparison of identities: microseconds,
+    however large the equations (a model formed again with the same
+    equations compares them term by term, still far cheaper than their
+    derivation).
+
+    SymPy 1.14's ``KanesMethod`` keeps the formed equations, the
+    constraints and the explicit kinematic matrices only in private
+    attributes (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``,
+    ``_f_dnh``, ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_ku``, ``_f_k``,
+    ``_qdep``, ``_udep``, ``_inertial``); this function only reads them
+    (see also ``_utils._kanes_parts``)."""
+    bodies = tuple(kane.bodies or ())
+    private = (kane._fr, kane._frstar, kane._k_d, kane._f_d,  # SymPy 1.14
+               kane._k_dnh, kane._f_dnh, kane._f_h, kane._k_nh,
+               kane._f_nh, kane._k_ku, kane._f_k)
+    return (tuple(kane.q), tuple(kane.u), tuple(kane._qdep),
+            tuple(kane._udep), kane._inertial, kane.explicit_kinematics,
+            _matrix_entries(kane.mass_matrix_kin),
+            tuple(_matrix_entries(m) for m in private),
+            tuple(kane.loads or ()), bodies,
+            tuple((b.mass, getattr(b, 'central_inertia', None))
+                  for b in bodies))
 
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
     """The cached :class:`._simulation.numeric_model.NumericModel` of
     ``kane`` (generated on the first call for this model, set of friction
-    symbols and back end; a model SymEngine cannot compile falls back to
-    NumPy under 'auto')."""
-    per_model = _NUMERIC_MODELS.setdefault(kane, {})
+    symbols and back end, and again after the model's equations changed;
+    a model SymEngine cannot compile falls back to NumPy under 'auto')."""
+    fingerprint = _formed_equations(kane)
+    entry = _NUMERIC_MODELS.get(kane)
+    if entry is None or entry[0] != fingerprint:
+        # new, or formed again with other equations: what was made for the
+        # old ones is dropped (a Simulation made from them keeps its own)
+        entry = _NUMERIC_MODELS[kane] = (fingerprint, {})
+    per_model = entry[1]
     key = (tuple(friction_symbols), backend)
     if key not in per_model:
         try:
