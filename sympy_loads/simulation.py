@@ -477,7 +477,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     The numeric code (mass matrices and forcing vectors with common
     subexpressions eliminated, constraint matrices, outputs) is generated
     once per model and cached; further calls with other constants, initial
-    conditions or inputs reuse it. Every generated function takes its
+    conditions or inputs reuse it. The cache follows the model: after
+    ``kanes_equations()`` is called again on the same ``KanesMethod`` (a
+    load changed, say), the next call sees the new equations (each call
+    compares the model's formed equations with those the cached code was
+    made from, which costs microseconds) and generates the code again.
+    Every generated function takes its
     arguments in the fixed order ``(t, q, u, c, s)``: ``q`` and ``u`` in
     ``model.q``/``model.u`` order, ``c`` the constants sorted by SymPy's
     ``default_sort_key`` (``result.constants`` lists them), ``s`` the
@@ -790,6 +795,22 @@ class Simulation:
         more).
     options : dict
         The options given when it was made.
+
+    Notes
+    =====
+
+    A ``Simulation`` is a snapshot of the model's equations of motion as
+    they were when it was made: it keeps them, and so does a pickled copy,
+    if the model is changed afterwards (``kanes_equations()`` called again
+    on the ``KanesMethod``, or ``form_eoms()`` on the ``System``, after a
+    change of a load or a body). Its :meth:`run`, :meth:`linearize` and
+    :meth:`equilibrium` all use the equations of the snapshot. Make a new
+    ``Simulation`` to take the new equations; :func:`simulate`,
+    :func:`~sympy_loads.linearize` and :func:`~sympy_loads.equilibrium`
+    given the model itself always use the equations formed last (their
+    cached code is generated again after a change). A ``joint_friction``
+    is the exception: its joint reactions are derived from the model at
+    each run.
     """
 
     def __init__(self, model, *, outputs=None, impacts=None,
