@@ -365,41 +365,35 @@ def _check_residuals(problem, solver, times, q, u, residual,
 _NUMERIC_MODELS = weakref.WeakKeyDictionary()
 
 
-def _matrix_entries(matrix):
-    """``(shape, entries)`` of a SymPy matrix (None for None)."""
-    if matrix is None:
-        return None
-    matrix = sm.Matrix(matrix) if not isinstance(matrix, sm.MatrixBase) \
-        else matrix
-    return matrix.shape, tuple(matrix)
-
-
 def _formed_equations(kane):
     """The fingerprint of what the numeric model of ``kane`` is derived
     from: its coordinates and speeds, kinematic equations, constraints,
     the equations ``kanes_equations()`` formed (Fr, Fr*, the mass matrix
     and forcing) and the loads and bodies it formed them from. Two
-    fingerprints compare equal (``==``) when the model is unchanged; the
-    entries are the model's own expression objects, so comparing with an
-    unchanged model's is a comparison of identities: microseconds,
-    however large the equations (a model formed again with the same
-    equations compares them term by term, still far cheaper than their
-    derivation).
+    fingerprints compare equal (``==``) when the model's equations are the
+    same. The entries are the model's own objects: SymPy makes new
+    matrices each time the equations are formed, so comparing with an
+    unchanged model's fingerprint is a comparison of identities (about a
+    microsecond, however large the equations); a model formed again with
+    the same equations compares equal entry by entry (Matrix ``==``),
+    still far cheaper than their derivation.
 
     SymPy 1.14's ``KanesMethod`` keeps the formed equations, the
-    constraints and the explicit kinematic matrices only in private
-    attributes (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``,
-    ``_f_dnh``, ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_ku``, ``_f_k``,
-    ``_qdep``, ``_udep``, ``_inertial``); this function only reads them
-    (see also ``_utils._kanes_parts``)."""
+    constraints and the kinematic matrices only in private attributes
+    (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``, ``_f_dnh``,
+    ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_kqdot``, ``_k_ku``, ``_f_k`` and
+    their ``_implicit`` forms, ``_qdep``, ``_udep``, ``_inertial``); this
+    function only reads them, to compare (see also
+    ``_utils._kanes_parts``)."""
     bodies = tuple(kane.bodies or ())
-    private = (kane._fr, kane._frstar, kane._k_d, kane._f_d,  # SymPy 1.14
-               kane._k_dnh, kane._f_dnh, kane._f_h, kane._k_nh,
-               kane._f_nh, kane._k_ku, kane._f_k)
-    return (tuple(kane.q), tuple(kane.u), tuple(kane._qdep),
-            tuple(kane._udep), kane._inertial, kane.explicit_kinematics,
-            _matrix_entries(kane.mass_matrix_kin),
-            tuple(_matrix_entries(m) for m in private),
+    private = (                                   # private in SymPy 1.14
+        kane._qdep, kane._udep, kane._inertial, kane._k_kqdot, kane._k_ku,
+        kane._f_k, getattr(kane, '_k_kqdot_implicit', None),
+        getattr(kane, '_k_ku_implicit', None),
+        getattr(kane, '_f_k_implicit', None), kane._f_h, kane._k_nh,
+        kane._f_nh, kane._k_dnh, kane._f_dnh, kane._fr, kane._frstar,
+        kane._k_d, kane._f_d)
+    return (kane.q, kane.u, kane.explicit_kinematics, private,
             tuple(kane.loads or ()), bodies,
             tuple((b.mass, getattr(b, 'central_inertia', None))
                   for b in bodies))

@@ -289,3 +289,15 @@ def test_a_simulation_keeps_the_equations_it_was_made_from(line_particle):
             np.cos(np.sqrt(stiffness)), abs=1e-8)
         A = simulation.linearize({x: 0.0, v: 0.0}, {}).A
         assert A[1, 0] == pytest.approx(-stiffness, abs=1e-12)
+
+
+def test_equations_formed_again_unchanged_keep_their_code(line_particle):
+    """The cache is keyed by the content of the equations: forming them
+    again with the same loads (new SymPy objects, equal) reuses the code;
+    another load does not."""
+    spring, form_again = _spring_on_a_line(line_particle, 2)
+    first = Simulation(spring.kane)
+    form_again(2)
+    assert Simulation(spring.kane)._nm is first._nm
+    form_again(3)
+    assert Simulation(spring.kane)._nm is not first._nm
