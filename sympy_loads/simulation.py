@@ -1013,7 +1013,8 @@ class Simulation:
             q_names=tuple(str(s.name) for s in nm.q),
             u_names=tuple(str(s.name) for s in nm.u),
             coordinates=tuple(nm.q), speeds=tuple(nm.u),
-            constants=tuple(constants_map.items()), backend=nm.backend,
+            constants=tuple(constants_map.items()),
+            backend=problem.nm.backend,   # a feedback's may be NumPy
             timings=timings,
             impacts=engine.result_records() if engine else (),
             partitions=tuple(problem.partitions))

@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import sympy as sm
+from sympy.core.function import AppliedUndef
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._errors import SimulationError
@@ -174,6 +175,24 @@ class CompiledFeedback(ConstantInput):
         self.expression = expression
 
 
+def _check_evaluated_elsewhere(symbol, expression, allowed):
+    """ValueError if ``expression`` holds a function evaluated at another
+    argument than the time ``t`` (``theta(0)``, ``f(k)``) or a
+    substitution (``Subs``): neither is a value of the state at ``t``,
+    and the generated code would read the state in their place or fail
+    to compile."""
+    elsewhere = [f for f in expression.atoms(AppliedUndef)
+                 if f not in allowed and f.args != (_TIME,)]
+    elsewhere += list(expression.atoms(sm.Subs))
+    if elsewhere:
+        raise ValueError(
+            f'specified[{symbol}]: the expression contains '
+            f'{sorted(map(str, elsewhere))}, not a function of the time t '
+            f'only; a feedback expression may contain the coordinates and '
+            f'speeds at the current time (q(t), u(t)), time and constants '
+            f'(give a value at another time as a constant).')
+
+
 def check_expression(nm, symbol, expression, constants=None):
     """``expression`` (a SymPy expression given for the specified input
     ``symbol``) in the model's symbols: its time derivatives of
@@ -197,6 +216,7 @@ def check_expression(nm, symbol, expression, constants=None):
             f'{sorted(map(str, unknown))}; a feedback expression may contain '
             f'the coordinates, speeds, time and constants of the model '
             f'(give other inputs as functions f(t, q, u)).')
+    _check_evaluated_elsewhere(symbol, expression, allowed)
     names = {c.name for c in nm.constants}
     extra = [s for s in expression.free_symbols - {_TIME}
              if s.name not in names]
