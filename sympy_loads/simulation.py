@@ -564,7 +564,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         (compiled into the right-hand side) for each. A constant of such
         an expression that the equations do not have (a gain) is given in
         ``constants`` like the others; its value is compiled in, so each
-        new value generates the equations once more.
+        new value generates the equations once more (the last 16 sets of
+        expressions and values are kept). An expression SymEngine cannot
+        compile (a relay ``-k*Heaviside(theta)``) runs on the NumPy back
+        end, with a ``RuntimeWarning`` naming the input. The coordinates
+        and speeds in an expression are their values at the current time:
+        a value at another time (``theta(0)``) is refused (give it as a
+        constant).
     outputs : mapping, optional
         Name -> SymPy expression (scalar or column matrix) evaluated at
         every sample, e.g. ``{'energy': T + V}``. Expressions may contain
