@@ -354,7 +354,7 @@ def _check_residuals(problem, solver, times, q, u, residual,
                 time=float(times[i]), q=q[i].copy(), u=u[i].copy())
 
 
-# KanesMethod -> (fingerprint, {(friction symbols, back end): NumericModel}):
+# KanesMethod -> {(friction symbols, back end): NumericModel} (a _PerModel):
 # the one cache of prepared code, so that simulate() (a new Simulation per
 # call) and every Simulation of a model share its generated code; everything
 # else a Simulation needs is kept with the numeric model
@@ -363,6 +363,16 @@ def _check_residuals(problem, solver, times, q, u, residual,
 # equations again in place), so an entry serves only while the model's
 # fingerprint (_formed_equations) is the one it was made from.
 _NUMERIC_MODELS = weakref.WeakKeyDictionary()
+
+
+class _PerModel(dict):
+    """The numeric models of one model (see ``_NUMERIC_MODELS``), with the
+    ``fingerprint`` (:func:`_formed_equations`) of the equations they were
+    made from."""
+
+    def __init__(self, fingerprint):
+        super().__init__()
+        self.fingerprint = fingerprint
 
 
 def _formed_equations(kane):
@@ -405,12 +415,11 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
     symbols and back end, and again after the model's equations changed;
     a model SymEngine cannot compile falls back to NumPy under 'auto')."""
     fingerprint = _formed_equations(kane)
-    entry = _NUMERIC_MODELS.get(kane)
-    if entry is None or entry[0] != fingerprint:
+    per_model = _NUMERIC_MODELS.get(kane)
+    if per_model is None or per_model.fingerprint != fingerprint:
         # new, or formed again with other equations: what was made for the
         # old ones is dropped (a Simulation made from them keeps its own)
-        entry = _NUMERIC_MODELS[kane] = (fingerprint, {})
-    per_model = entry[1]
+        per_model = _NUMERIC_MODELS[kane] = _PerModel(fingerprint)
     key = (tuple(friction_symbols), backend)
     if key not in per_model:
         try:
