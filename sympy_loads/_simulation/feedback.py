@@ -20,7 +20,10 @@ A specified input may be given as
   included. Constants of the expression that the equations do not have
   (gains) are substituted by the run's values first, so another value of
   a gain generates the equations again (milliseconds to a second, then
-  kept).
+  kept: the last ``OUTPUT_CACHE_SIZE`` variants, in the model's cache
+  that the variants share). Where SymEngine cannot compile the
+  expressions (a ``Heaviside`` relay), the variant is generated wholly on
+  NumPy, with a ``RuntimeWarning``, as a model's own equations are.
 
 Where the state is not at hand (the constraint kernels, which never read
 the specified inputs: the velocity constraints may not contain them), a
@@ -46,8 +49,10 @@ def with_feedback(nm, spec_functions):
     :class:`CompiledFeedback`, its variant with their expressions
     substituted into the equations of motion (generated once per set of
     expressions and kept with ``nm``,
-    :meth:`.numeric_model.NumericModel.derived`). The variant has the same input vector as
-    ``nm``, so everything else made for ``nm`` serves it too."""
+    :meth:`.numeric_model.NumericModel.derived`). The variant has the same
+    input vector as ``nm``, so everything else made for ``nm`` serves it
+    too (on ``nm``'s back end it shares ``nm``'s caches; on NumPy, where
+    SymEngine cannot compile the expressions, it has its own)."""
     slots = {i: f for i, f in enumerate(spec_functions)
              if isinstance(f, CompiledFeedback)}
     if not slots:
