@@ -301,3 +301,14 @@ def test_equations_formed_again_unchanged_keep_their_code(line_particle):
     assert Simulation(spring.kane)._nm is first._nm
     form_again(3)
     assert Simulation(spring.kane)._nm is not first._nm
+
+
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_an_output_at_another_time_is_refused(line_particle, backend):
+    """x(0) in an output is not the state at the sample's time: refused
+    by name (it raised a bare NameError from the generated code)."""
+    spring = line_particle(1, lambda x, v: -x)
+    with pytest.raises(ValueError, match=r"outputs\['start'\] contains "
+                                         r"\['x\(0\)'\]"):
+        Simulation(spring.kane, outputs={'start': spring.x.func(0) + 1},
+                   backend=backend)
