@@ -337,3 +337,38 @@ class TestGainSweeps:
         for variant in variants:
             assert not any(isinstance(v, NumericModel) and v not in variants
                            for v in variant._derived.values())
+
+
+def test_a_relay_on_a_closed_chain_runs_on_numpy_with_partition_changes():
+    """A particle on a circle of unit radius written in (x, y) with
+    x**2 + y**2 = 1, under gravity and a horizontal relay force
+    F = k Heaviside(y + 2) (always k on the circle): the NumPy variant
+    made for the relay integrates the constrained model, changing the
+    partition where the particle passes y = 0 (x dependent there), and
+    conserves the energy (v**2/2 + g y - k x, the force being constant)
+    to the integration tolerance."""
+    x, y, vx, vy, F = me.dynamicsymbols('x y v_x v_y F')
+    g, k = sm.symbols('g k')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    kane = me.KanesMethod(N, [x], [vx], q_dependent=[y], u_dependent=[vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy],
+                          configuration_constraints=[x**2 + y**2 - 1],
+                          velocity_constraints=[x * vx + y * vy])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y + F * N.x)])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        result = simulate(kane, (0, 1), {x: 0.3, y: -0.95, vx: 6.0, vy: 0.0},
+                          {g: 9.81, k: 3.0},
+                          specified={F: k * sm.Heaviside(y + 2)},
+                          t_eval=np.linspace(0, 1, 21), rtol=RTOL,
+                          atol=ATOL)
+    assert result.success and result.backend == 'numpy'
+    assert len(result.partitions) >= 1
+    (xs, ys), (us, ws) = result.q.T, result.u.T
+    energy = (us**2 + ws**2) / 2 + 9.81 * ys - 3.0 * xs
+    assert np.ptp(energy) <= 1e-6 * np.abs(energy).max()
+    assert np.max(np.abs(xs**2 + ys**2 - 1)) <= 1e-10
