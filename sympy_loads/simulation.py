@@ -354,20 +354,72 @@ def _check_residuals(problem, solver, times, q, u, residual,
                 time=float(times[i]), q=q[i].copy(), u=u[i].copy())
 
 
-# KanesMethod -> {(friction symbols, back end): NumericModel}: the one
-# cache of prepared code, so that simulate() (a new Simulation per call) and
-# every Simulation of a model share its generated code; everything else a
-# Simulation needs is kept with the numeric model (NumericModel.derived) or
-# the Simulation itself. Held weakly: it goes with the model.
+# KanesMethod -> {(friction symbols, back end): NumericModel} (a _PerModel):
+# the one cache of prepared code, so that simulate() (a new Simulation per
+# call) and every Simulation of a model share its generated code; everything
+# else a Simulation needs is kept with the numeric model
+# (NumericModel.derived) or the Simulation itself. Held weakly: it goes with
+# the model. A KanesMethod is mutable (kanes_equations() forms its
+# equations again in place), so an entry serves only while the model's
+# fingerprint (_formed_equations) is the one it was made from.
 _NUMERIC_MODELS = weakref.WeakKeyDictionary()
+
+
+class _PerModel(dict):
+    """The numeric models of one model (see ``_NUMERIC_MODELS``), with the
+    ``fingerprint`` (:func:`_formed_equations`) of the equations they were
+    made from."""
+
+    def __init__(self, fingerprint):
+        super().__init__()
+        self.fingerprint = fingerprint
+
+
+def _formed_equations(kane):
+    """The fingerprint of what the numeric model of ``kane`` is derived
+    from: its coordinates and speeds, kinematic equations, constraints,
+    the equations ``kanes_equations()`` formed (Fr, Fr*, the mass matrix
+    and forcing) and the loads and bodies it formed them from. Two
+    fingerprints compare equal (``==``) when the model's equations are the
+    same. The entries are the model's own objects: SymPy makes new
+    matrices each time the equations are formed, so comparing with an
+    unchanged model's fingerprint is a comparison of identities (about a
+    microsecond, however large the equations); a model formed again with
+    the same equations compares equal entry by entry (Matrix ``==``),
+    still far cheaper than their derivation.
+
+    SymPy 1.14's ``KanesMethod`` keeps the formed equations, the
+    constraints and the kinematic matrices only in private attributes
+    (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``, ``_f_dnh``,
+    ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_kqdot``, ``_k_ku``, ``_f_k`` and
+    their ``_implicit`` forms, ``_qdep``, ``_udep``, ``_inertial``); this
+    function only reads them, to compare (see also
+    ``_utils._kanes_parts``)."""
+    bodies = tuple(kane.bodies or ())
+    private = (                                   # private in SymPy 1.14
+        kane._qdep, kane._udep, kane._inertial, kane._k_kqdot, kane._k_ku,
+        kane._f_k, getattr(kane, '_k_kqdot_implicit', None),
+        getattr(kane, '_k_ku_implicit', None),
+        getattr(kane, '_f_k_implicit', None), kane._f_h, kane._k_nh,
+        kane._f_nh, kane._k_dnh, kane._f_dnh, kane._fr, kane._frstar,
+        kane._k_d, kane._f_d)
+    return (kane.q, kane.u, kane.explicit_kinematics, private,
+            tuple(kane.loads or ()), bodies,
+            tuple((b.mass, getattr(b, 'central_inertia', None))
+                  for b in bodies))
 
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
     """The cached :class:`._simulation.numeric_model.NumericModel` of
     ``kane`` (generated on the first call for this model, set of friction
-    symbols and back end; a model SymEngine cannot compile falls back to
-    NumPy under 'auto')."""
-    per_model = _NUMERIC_MODELS.setdefault(kane, {})
+    symbols and back end, and again after the model's equations changed;
+    a model SymEngine cannot compile falls back to NumPy under 'auto')."""
+    fingerprint = _formed_equations(kane)
+    per_model = _NUMERIC_MODELS.get(kane)
+    if per_model is None or per_model.fingerprint != fingerprint:
+        # new, or formed again with other equations: what was made for the
+        # old ones is dropped (a Simulation made from them keeps its own)
+        per_model = _NUMERIC_MODELS[kane] = _PerModel(fingerprint)
     key = (tuple(friction_symbols), backend)
     if key not in per_model:
         try:
@@ -435,7 +487,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     The numeric code (mass matrices and forcing vectors with common
     subexpressions eliminated, constraint matrices, outputs) is generated
     once per model and cached; further calls with other constants, initial
-    conditions or inputs reuse it. Every generated function takes its
+    conditions or inputs reuse it. The cache follows the model: after
+    ``kanes_equations()`` is called again on the same ``KanesMethod`` (a
+    load changed, say), the next call sees the new equations (each call
+    compares the model's formed equations with those the cached code was
+    made from, which costs microseconds) and generates the code again.
+    Every generated function takes its
     arguments in the fixed order ``(t, q, u, c, s)``: ``q`` and ``u`` in
     ``model.q``/``model.u`` order, ``c`` the constants sorted by SymPy's
     ``default_sort_key`` (``result.constants`` lists them), ``s`` the
@@ -524,7 +581,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         (compiled into the right-hand side) for each. A constant of such
         an expression that the equations do not have (a gain) is given in
         ``constants`` like the others; its value is compiled in, so each
-        new value generates the equations once more.
+        new value generates the equations once more (the last 16 sets of
+        expressions and values are kept). An expression SymEngine cannot
+        compile (a relay ``-k*Heaviside(theta)``) runs on the NumPy back
+        end, with a ``RuntimeWarning`` naming the input. The coordinates
+        and speeds in an expression are their values at the current time:
+        a value at another time (``theta(0)``) is refused (give it as a
+        constant).
 
         Where the equations need an input's time derivative ``s'`` (an
         input inside the velocity constraints, such as a speed
@@ -777,6 +840,22 @@ class Simulation:
         more).
     options : dict
         The options given when it was made.
+
+    Notes
+    =====
+
+    A ``Simulation`` is a snapshot of the model's equations of motion as
+    they were when it was made: it keeps them, and so does a pickled copy,
+    if the model is changed afterwards (``kanes_equations()`` called again
+    on the ``KanesMethod``, or ``form_eoms()`` on the ``System``, after a
+    change of a load or a body). Its :meth:`run`, :meth:`linearize` and
+    :meth:`equilibrium` all use the equations of the snapshot. Make a new
+    ``Simulation`` to take the new equations; :func:`simulate`,
+    :func:`~sympy_loads.linearize` and :func:`~sympy_loads.equilibrium`
+    given the model itself always use the equations formed last (their
+    cached code is generated again after a change). A ``joint_friction``
+    is the exception: its joint reactions are derived from the model at
+    each run.
     """
 
     def __init__(self, model, *, outputs=None, impacts=None,
@@ -985,7 +1064,8 @@ class Simulation:
             q_names=tuple(str(s.name) for s in nm.q),
             u_names=tuple(str(s.name) for s in nm.u),
             coordinates=tuple(nm.q), speeds=tuple(nm.u),
-            constants=tuple(constants_map.items()), backend=nm.backend,
+            constants=tuple(constants_map.items()),
+            backend=problem.nm.backend,   # a feedback's may be NumPy
             timings=timings,
             impacts=engine.result_records() if engine else (),
             partitions=tuple(problem.partitions))

@@ -9,8 +9,10 @@ import pickle
 
 import numpy as np
 import pytest
+import sympy.physics.mechanics as me
 
-from sympy_loads import Simulation, simulate, simulate_many
+from sympy_loads import (Simulation, equilibrium, linearize, simulate,
+                         simulate_many)
 from sympy_loads.examples import four_bar
 
 T_SPAN = (0.0, 0.5)
@@ -165,3 +167,148 @@ def test_a_sweep_over_a_constraint_constant_generates_its_code_once(
                + lc * np.cos(q1 + q2 + q3))
         assert tip == pytest.approx(ln, abs=1e-12)
     assert made.count('resjac') == 1 and made.count('rates') == 1
+
+
+# ---------------------------------------------------------------------------
+# Models formed again after a change (the notebook loop: change a load,
+# form the equations again, run again). The references are closed forms:
+# x'' = -k x from x(0) = 1 at rest is x = cos(sqrt(k) t); the linear model
+# is A = [[0, 1], [-k, 0]]. Integrated at rtol 1e-10 over one second, the
+# error is far below the 1e-8 allowed, and a stale model is off by ~1.
+
+REFORMED_RUN = dict(t_eval=[1.0], rtol=1e-10, atol=1e-12)
+
+
+def _spring_on_a_line(line_particle, stiffness):
+    """A unit mass on a line pulled back by ``stiffness * x``; returns the
+    namespace of ``line_particle`` and a function forming the equations
+    again with another stiffness (the same KanesMethod)."""
+    spring = line_particle(1, lambda x, v: -stiffness * x)
+
+    def form_again(new_stiffness):
+        spring.kane.kanes_equations(
+            spring.kane.bodies, [(spring.P, -new_stiffness * spring.x
+                                  * spring.N.x)])
+    return spring, form_again
+
+
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_kanes_equations_formed_again_are_the_ones_simulated(
+        line_particle, backend):
+    spring, form_again = _spring_on_a_line(line_particle, 1)
+    kane, x, v = spring.kane, spring.x, spring.v
+
+    def end():
+        return simulate(kane, (0, 1), {x: 1.0, v: 0.0}, {},
+                        backend=backend, **REFORMED_RUN).q[-1, 0]
+
+    assert end() == pytest.approx(np.cos(1.0), abs=1e-8)
+    for stiffness in (4.0, 1.0, 9.0):     # back to the first one, too
+        form_again(stiffness)
+        assert end() == pytest.approx(np.cos(np.sqrt(stiffness)), abs=1e-8)
+
+
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_kanes_equations_formed_again_are_the_ones_linearized(
+        line_particle, backend):
+    spring, form_again = _spring_on_a_line(line_particle, 1)
+    point = {spring.x: 0.0, spring.v: 0.0}
+    for stiffness in (1.0, 4.0):
+        form_again(stiffness)
+        A = linearize(spring.kane, point, {}, backend=backend).A
+        np.testing.assert_allclose(A, [[0.0, 1.0], [-stiffness, 0.0]],
+                                   rtol=0, atol=1e-12)
+        rest = equilibrium(spring.kane, {spring.x: 0.3}, {},
+                           backend=backend)
+        assert rest[spring.x] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_a_model_with_velocity_constraints_formed_again():
+    """A particle in a plane kept on the diagonal by the velocity
+    constraint v_y - v_x = 0, pulled by -k x N.x: the generalized force
+    along v_x is -k x and the inertia force -2 m x'', so
+    x = cos(sqrt(k / 2) t). Such a model is derived from its loads and
+    bodies (the unconstrained equations), not from the mass matrix."""
+    x, y, vx, vy = me.dynamicsymbols('x y v_x v_y')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    kane = me.KanesMethod(N, [x, y], [vx], u_dependent=[vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy],
+                          velocity_constraints=[vy - vx])
+    bodies = [me.Particle('p', P, 1)]
+    for stiffness in (2.0, 8.0):
+        kane.kanes_equations(bodies, [(P, -stiffness * x * N.x)])
+        result = simulate(kane, (0, 1), {x: 1.0, y: 1.0, vx: 0.0, vy: 0.0},
+                          {}, **REFORMED_RUN)
+        expected = np.cos(np.sqrt(stiffness / 2))
+        np.testing.assert_allclose(result.q[-1], [expected, expected],
+                                   rtol=0, atol=1e-8)
+
+
+def test_a_system_formed_again_after_a_change():
+    x, v = me.dynamicsymbols('x v')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x)
+    P.set_vel(N, v * N.x)
+    system = me.System(N, O)
+    system.add_coordinates(x)
+    system.add_speeds(v)
+    system.add_kdes(x.diff() - v)
+    system.add_bodies(me.Particle('p', P, 1))
+    system.add_loads(me.Force(P, -x * N.x))
+    for stiffness in (1.0, 4.0):
+        system.form_eoms()
+        result = simulate(system, (0, 1), {x: 1.0, v: 0.0}, {},
+                          **REFORMED_RUN)
+        assert result.q[-1, 0] == pytest.approx(np.cos(np.sqrt(stiffness)),
+                                                abs=1e-8)
+        A = linearize(system, {x: 0.0, v: 0.0}, {}).A
+        assert A[1, 0] == pytest.approx(-stiffness, abs=1e-12)
+        system.add_loads(me.Force(P, -3 * x * N.x))   # k = 1 + 3
+
+
+def test_a_simulation_keeps_the_equations_it_was_made_from(line_particle):
+    """The documented contract: a Simulation is a snapshot of the model's
+    equations when it was made (it pickles as such); a new one (and
+    simulate()) takes the equations formed since."""
+    spring, form_again = _spring_on_a_line(line_particle, 1)
+    kane, x, v = spring.kane, spring.x, spring.v
+    before = Simulation(kane)
+    form_again(4.0)
+    after = Simulation(kane)
+    start = {x: 1.0, v: 0.0}
+    for simulation, stiffness in ((before, 1.0), (after, 4.0),
+                                  (pickle.loads(pickle.dumps(before)), 1.0)):
+        result = simulation.run((0, 1), start, {}, **REFORMED_RUN)
+        assert result.q[-1, 0] == pytest.approx(
+            np.cos(np.sqrt(stiffness)), abs=1e-8)
+        A = simulation.linearize({x: 0.0, v: 0.0}, {}).A
+        assert A[1, 0] == pytest.approx(-stiffness, abs=1e-12)
+
+
+def test_equations_formed_again_unchanged_keep_their_code(line_particle):
+    """The cache is keyed by the content of the equations: forming them
+    again with the same loads (new SymPy objects, equal) reuses the code;
+    another load does not."""
+    spring, form_again = _spring_on_a_line(line_particle, 2)
+    first = Simulation(spring.kane)
+    form_again(2)
+    assert Simulation(spring.kane)._nm is first._nm
+    form_again(3)
+    assert Simulation(spring.kane)._nm is not first._nm
+
+
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_an_output_at_another_time_is_refused(line_particle, backend):
+    """x(0) in an output is not the state at the sample's time: refused
+    by name (it raised a bare NameError from the generated code)."""
+    spring = line_particle(1, lambda x, v: -x)
+    with pytest.raises(ValueError, match=r"outputs\['start'\] contains "
+                                         r"\['x\(0\)'\]"):
+        Simulation(spring.kane, outputs={'start': spring.x.func(0) + 1},
+                   backend=backend)

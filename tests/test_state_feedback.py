@@ -2,12 +2,19 @@
 f(t, q, u) or as SymPy expressions of the state, with LQR gains from
 sympy_loads.linearize (scipy.linalg.solve_continuous_are)."""
 
+import gc
+import warnings
+
 import numpy as np
 import pytest
 import sympy as sm
+import sympy.physics.mechanics as me
 from scipy import linalg
+from scipy.integrate import solve_ivp
 
 from sympy_loads import Simulation, simulate
+from sympy_loads._simulation.numeric_model import (OUTPUT_CACHE_SIZE,
+                                                   NumericModel)
 from sympy_loads.examples._whipple import bicycle_initial_conditions
 
 RTOL, ATOL = 1e-10, 1e-12
@@ -223,3 +230,145 @@ class TestArguments:
             cart['simulation'].run(
                 (0, 1), {x: 0, th: 0.1, v: 0, w: 0}, cart['constants'],
                 specified={cart['F']: lambda t, q, u: float('nan')})
+
+
+def _pendulum_with_torque():
+    """A unit point mass on a massless rod of unit length (angle theta
+    from the lowest position), driven by the specified torque T:
+    theta'' = -g sin(theta) + T. Returns ``(kane, theta, omega, T, g)``."""
+    th, w, T = me.dynamicsymbols('theta omega T')
+    g = sm.Symbol('g')
+    N = me.ReferenceFrame('N')
+    A = N.orientnew('A', 'Axis', (th, N.z))
+    A.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', -A.y)
+    P.v2pt_theory(O, N, A)
+    kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w])
+    kane.kanes_equations([me.Particle('p', P, 1)],
+                         [(P, -g * N.y), (A, T * N.z)])
+    return kane, th, w, T, g
+
+
+class TestFeedbackExpressionsOfEveryKind:
+
+    @pytest.mark.parametrize('backend', ['auto', 'numpy'])
+    def test_a_relay_symengine_cannot_compile_runs_on_numpy(self, backend):
+        """T = k Heaviside(theta) (a relay SymEngine cannot compile, as a
+        Heaviside in the model's own loads): the run falls back to NumPy,
+        as the model does, and says so. With k = 20 > g the torque
+        overcomes gravity and theta stays positive from 0.1, so the
+        reference is theta'' = -g sin(theta) + k, integrated by SciPy."""
+        kane, th, w, T, g = _pendulum_with_torque()
+        k = sm.Symbol('k')
+        constants = {g: 9.81, k: 20.0}
+        times = np.linspace(0.0, 1.0, 6)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter('always')
+            result = simulate(kane, (0, 1), {th: 0.1, w: 0.0}, constants,
+                              specified={T: k * sm.Heaviside(th)},
+                              backend=backend, t_eval=times, rtol=RTOL,
+                              atol=ATOL)
+        reference = solve_ivp(
+            lambda t, y: [y[1], -9.81 * np.sin(y[0]) + 20.0], (0, 1),
+            [0.1, 0.0], t_eval=times, rtol=1e-12, atol=1e-14).y
+        assert result.success and result.q[:, 0].min() > 0
+        np.testing.assert_allclose(result.q[:, 0], reference[0], rtol=0,
+                                   atol=1e-7)
+        np.testing.assert_allclose(result.u[:, 0], reference[1], rtol=0,
+                                   atol=1e-7)
+        assert result.backend == 'numpy'
+        fell_back = [w for w in caught if 'NumPy' in str(w.message)]
+        if backend == 'numpy' or Simulation(kane).backend == 'numpy':
+            assert not fell_back
+        else:
+            assert len(fell_back) == 1
+            assert 'specified[T(t)]' in str(fell_back[0].message)
+
+    @pytest.mark.parametrize('backend', ['auto', 'numpy'])
+    @pytest.mark.parametrize('term', ['theta(0)', 'omega(1)', 'f(k)',
+                                      'Subs(theta(t)**2, t, 0)'])
+    def test_a_function_at_another_argument_than_t_is_refused(self, backend,
+                                                              term):
+        """theta(0) is not the state: a feedback expression holding it
+        is refused, naming the input and the term."""
+        kane, th, w, T, g = _pendulum_with_torque()
+        k, t = sm.Symbol('k'), me.dynamicsymbols._t
+        namespace = {'theta': th.func, 'omega': w.func, 'k': k, 't': t,
+                     'f': sm.Function('f'), 'Subs': sm.Subs}
+        expression = -k * th + eval(term, namespace)
+        shown = str(eval(term, namespace)).replace('(', r'\(').replace(
+            ')', r'\)').replace('*', r'\*')
+        with pytest.raises(ValueError, match=r'specified\[T\(t\)\].*'
+                                             + shown):
+            simulate(kane, (0, 1), {th: 0.1, w: 0.0}, {g: 9.81, k: 2.0},
+                     specified={T: expression}, backend=backend)
+
+
+class TestGainSweeps:
+
+    def test_a_sweep_over_gains_keeps_a_bounded_number_of_variants(self):
+        """Each new gain compiles a variant of the equations; a sweep over
+        many keeps at most OUTPUT_CACHE_SIZE of them alive (the model's
+        cache of derived code), and no variant carries a cache of its
+        own holding earlier ones."""
+        kane, th, w, T, g = _pendulum_with_torque()
+        k = sm.Symbol('k')
+        simulation = Simulation(kane)
+        base = simulation._nm
+        for gain in np.linspace(1.0, 10.0, 3 * OUTPUT_CACHE_SIZE):
+            result = simulation.run((0, 0.2), {th: 0.1, w: 0.0},
+                                    {g: 9.81, k: float(gain)},
+                                    specified={T: -k * th}, t_eval=[0.2],
+                                    rtol=RTOL, atol=ATOL)
+            # a check that each run is its own gain's: small angles,
+            # theta'' = -(g + k) theta
+            assert result.q[-1, 0] == pytest.approx(
+                0.1 * np.cos(np.sqrt(9.81 + gain) * 0.2), rel=1e-2)
+        gc.collect()
+        alive = [o for o in gc.get_objects()
+                 if isinstance(o, NumericModel) and o.kane is kane]
+        assert base in alive
+        assert len(alive) <= 1 + OUTPUT_CACHE_SIZE
+        variants = [v for v in base._derived.values()
+                    if isinstance(v, NumericModel)]
+        assert 0 < len(variants) <= OUTPUT_CACHE_SIZE
+        for variant in variants:
+            assert not any(isinstance(v, NumericModel) and v not in variants
+                           for v in variant._derived.values())
+
+
+def test_a_relay_on_a_closed_chain_runs_on_numpy_with_partition_changes():
+    """A particle on a circle of unit radius written in (x, y) with
+    x**2 + y**2 = 1, under gravity and a horizontal relay force
+    F = k Heaviside(y + 2) (always k on the circle): the NumPy variant
+    made for the relay integrates the constrained model, changing the
+    partition where the particle passes y = 0 (x dependent there), and
+    conserves the energy (v**2/2 + g y - k x, the force being constant)
+    to the integration tolerance."""
+    x, y, vx, vy, F = me.dynamicsymbols('x y v_x v_y F')
+    g, k = sm.symbols('g k')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    kane = me.KanesMethod(N, [x], [vx], q_dependent=[y], u_dependent=[vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy],
+                          configuration_constraints=[x**2 + y**2 - 1],
+                          velocity_constraints=[x * vx + y * vy])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y + F * N.x)])
+    with warnings.catch_warnings():
+        warnings.simplefilter('ignore', RuntimeWarning)
+        result = simulate(kane, (0, 1), {x: 0.3, y: -0.95, vx: 6.0, vy: 0.0},
+                          {g: 9.81, k: 3.0},
+                          specified={F: k * sm.Heaviside(y + 2)},
+                          t_eval=np.linspace(0, 1, 21), rtol=RTOL,
+                          atol=ATOL)
+    assert result.success and result.backend == 'numpy'
+    assert len(result.partitions) >= 1
+    (xs, ys), (us, ws) = result.q.T, result.u.T
+    energy = (us**2 + ws**2) / 2 + 9.81 * ys - 3.0 * xs
+    assert np.ptp(energy) <= 1e-6 * np.abs(energy).max()
+    assert np.max(np.abs(xs**2 + ys**2 - 1)) <= 1e-10

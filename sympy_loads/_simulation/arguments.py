@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 import sympy as sm
+from sympy.core.function import AppliedUndef
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._errors import SimulationError
@@ -174,6 +175,18 @@ class CompiledFeedback(ConstantInput):
         self.expression = expression
 
 
+def evaluated_elsewhere(expression, allowed):
+    """The terms of ``expression`` (an expression or matrix) that are not
+    values at the time ``t``: functions evaluated at another argument
+    (``theta(0)``, ``f(k)``; the functions of ``allowed`` excepted) and
+    substitutions (``Subs``). The generated code would read the state in
+    their place, or fail to compile them; as strings, sorted."""
+    elsewhere = [f for f in expression.atoms(AppliedUndef)
+                 if f not in allowed and f.args != (_TIME,)]
+    elsewhere += list(expression.atoms(sm.Subs))
+    return sorted(map(str, elsewhere))
+
+
 def check_expression(nm, symbol, expression, constants=None):
     """``expression`` (a SymPy expression given for the specified input
     ``symbol``) in the model's symbols: its time derivatives of
@@ -197,6 +210,14 @@ def check_expression(nm, symbol, expression, constants=None):
             f'{sorted(map(str, unknown))}; a feedback expression may contain '
             f'the coordinates, speeds, time and constants of the model '
             f'(give other inputs as functions f(t, q, u)).')
+    elsewhere = evaluated_elsewhere(expression, allowed)
+    if elsewhere:
+        raise ValueError(
+            f'specified[{symbol}]: the expression contains {elsewhere}, not '
+            f'a function of the time t only; a feedback expression may '
+            f'contain the coordinates and speeds at the current time '
+            f'(q(t), u(t)), time and constants (give a value at another '
+            f'time as a constant).')
     names = {c.name for c in nm.constants}
     extra = [s for s in expression.free_symbols - {_TIME}
              if s.name not in names]

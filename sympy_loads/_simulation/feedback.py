@@ -20,7 +20,10 @@ A specified input may be given as
   included. Constants of the expression that the equations do not have
   (gains) are substituted by the run's values first, so another value of
   a gain generates the equations again (milliseconds to a second, then
-  kept).
+  kept: the last ``OUTPUT_CACHE_SIZE`` variants, in the model's cache
+  that the variants share). Where SymEngine cannot compile the
+  expressions (a ``Heaviside`` relay), the variant is generated wholly on
+  NumPy, with a ``RuntimeWarning``, as a model's own equations are.
 
 A specified input inside the velocity constraints may be given as an
 expression of the coordinates and time: it is substituted into the
@@ -34,14 +37,14 @@ see :func:`.arguments._rate_function`) given by an expression is
 substituted the same way.
 """
 
-import copy
+import warnings
 
 import numpy as np
 import sympy as sm
 
 from .arguments import CompiledFeedback, StateFeedback
-from .._numeric.codegen import (MiscompiledError, generate,
-                               symengine_available, to_symengine)
+from .._numeric.codegen import (CodegenError, generate, symengine_available,
+                               to_symengine)
 
 __all__ = []
 
@@ -51,8 +54,10 @@ def with_feedback(nm, spec_functions):
     :class:`CompiledFeedback`, its variant with their expressions
     substituted into the equations of motion (generated once per set of
     expressions and kept with ``nm``,
-    :meth:`.numeric_model.NumericModel.derived`). The variant has the same input vector as
-    ``nm``, so everything else made for ``nm`` serves it too."""
+    :meth:`.numeric_model.NumericModel.derived`). The variant has the same
+    input vector as ``nm``, so everything else made for ``nm`` serves it
+    too (on ``nm``'s back end it shares ``nm``'s caches; on NumPy, where
+    SymEngine cannot compile the expressions, it has its own)."""
     slots = {i: f for i, f in enumerate(spec_functions)
              if isinstance(f, CompiledFeedback)}
     if not slots:
@@ -63,6 +68,10 @@ def with_feedback(nm, spec_functions):
 
 
 def _variant(nm, slots):
+    """The variant of ``nm`` with the expressions of ``slots`` substituted
+    into its equations of motion; on ``nm``'s back end, or wholly on NumPy
+    (with a RuntimeWarning) where SymEngine cannot compile them, as
+    :func:`sympy_loads.simulate` does for a model's own equations."""
     eom = nm.functions['eom']
     inputs = list(eom.inputs)
     use_se = symengine_available()
@@ -78,26 +87,68 @@ def _variant(nm, slots):
         expressions.append(expr.xreplace(plain))
     expressions = convert(expressions)
     substitution = dict(zip(specified_plain, expressions))
-    kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
-    variant = copy.copy(nm)
-    variant.functions = dict(nm.functions)
     # the equations of motion, and the velocity constraints where an input
     # in them is given as an expression (of the coordinates and time)
+    substituted = {}
     for name in ('eom', 'vel'):
         old = nm.functions[name].outputs
         if name == 'vel' and not any(set(e.free_symbols)
                                      & set(specified_plain) for e in old):
             continue
-        outputs = [e.subs(substitution) if use_se else
-                   sm.sympify(e).xreplace(substitution) for e in old]
-        variant.functions[name] = generate(inputs, outputs, kind, name)
+        substituted[name] = [e.subs(substitution) if use_se else
+                             sm.sympify(e).xreplace(substitution)
+                             for e in old]
+    variant = _sharing_copy(nm)
+    if nm.backend == 'compiled':
+        try:
+            for name, outputs in substituted.items():
+                variant.functions[name] = generate(inputs, outputs, 'llvm',
+                                                   name)
+        except CodegenError as error:
+            names = ', '.join(f'specified[{f.symbol}]'
+                              for f in slots.values())
+            warnings.warn(f'{names}: {error} This run uses the NumPy back '
+                          f'end.', RuntimeWarning, stacklevel=2)
+            variant = _on_numpy(nm)
+    if variant.backend == 'numpy':
+        for name, outputs in substituted.items():
+            variant.functions[name] = generate(inputs, outputs, 'numpy',
+                                               name)
     try:
-        values = generate(inputs, expressions, kind, 'feedback')
-    except MiscompiledError:
+        values = generate(inputs, expressions, 'llvm' if variant.backend
+                          == 'compiled' else 'numpy', 'feedback')
+    except CodegenError:    # a miscompile: it is only called from Python
         values = generate(inputs, expressions, 'numpy', 'feedback')
     variant.fn = variant._addresses()
     variant.feedback_slots = np.array(list(slots), dtype=int)
     variant.feedback_function = values
+    return variant
+
+
+def _sharing_copy(nm):
+    """A shallow copy of ``nm`` with its own table of functions, sharing
+    everything else, its caches (:meth:`NumericModel.derived`, the
+    outputs' functions) included: a variant has the same input vector,
+    constraints and back end, so what was derived for ``nm`` serves it,
+    and the caches' bound holds for ``nm`` and all its variants together.
+    (``copy.copy`` would go through ``NumericModel.__getstate__``, which
+    copies the caches for pickling: each variant would keep the earlier
+    variants alive, without bound.)"""
+    variant = object.__new__(type(nm))
+    variant.__dict__.update(nm.__dict__)
+    variant.functions = dict(nm.functions)
+    return variant
+
+
+def _on_numpy(nm):
+    """A copy of ``nm`` whose functions are generated by NumPy, with its
+    own (empty) caches: functions derived on the NumPy back end must not
+    serve the compiled ``nm``."""
+    variant = _sharing_copy(nm)
+    variant.backend = 'numpy'
+    variant.functions = {name: generate(f.inputs, f.outputs, 'numpy', name)
+                         for name, f in nm.functions.items()}
+    variant._derived, variant._outputs = {}, {}
     return variant
 
 

@@ -30,6 +30,7 @@ import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
 from .._equations import unconstrained_equations
+from .arguments import evaluated_elsewhere
 from .constraint_consistency import check_velocity_constraints
 from ..constraints import HolonomicConstraintSolver
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
@@ -514,6 +515,13 @@ class NumericModel:
                     f'outputs[{name!r}] contains {sorted(map(str, unknown))}, '
                     f'which are neither coordinates, speeds, their time '
                     f'derivatives nor specified inputs of the model.')
+            elsewhere = evaluated_elsewhere(matrix, allowed)
+            if elsewhere:
+                raise ValueError(
+                    f'outputs[{name!r}] contains {elsewhere}, not functions '
+                    f'of the time t only; an output is evaluated at each '
+                    f'sample from the state then (give a value at another '
+                    f'time as a constant).')
             exprs.append(matrix.reshape(len(matrix), 1))
             shapes.append(None if not isinstance(expr, sm.MatrixBase)
                           else len(matrix))
