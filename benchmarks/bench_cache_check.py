@@ -7,7 +7,7 @@ code of a model between calls; since a ``KanesMethod`` can be formed again
 in place (``kanes_equations()`` called after a change of a load), every
 call first compares a fingerprint of the model's formed equations with the
 one the cached code was made from (``sympy_loads.simulation.
-_formed_equations``). This prints, for a particle on a spring (one degree
+_kanes_fingerprint``). This prints, for a particle on a spring (one degree
 of freedom) and for the Whipple bicycle (one holonomic and three
 nonholonomic constraints):
 
@@ -56,7 +56,7 @@ def main(argv=None):
     cases = {'spring (1 dof)': spring(),
              'Whipple bicycle': (bike.kane, bike.initial_conditions,
                                  bike.constants)}
-    fingerprint_of = simulation_module._formed_equations
+    fingerprint_of = simulation_module._kanes_fingerprint
     for name, (kane, start, constants) in cases.items():
         def run():
             simulate(kane, (0, 0.01), start, constants)
@@ -68,12 +68,12 @@ def main(argv=None):
             repeat=args.rounds)) / n
         with_check = min(timeit.repeat(run, number=args.calls,
                                        repeat=args.rounds)) / args.calls
-        simulation_module._formed_equations = lambda k: fingerprint
+        simulation_module._kanes_fingerprint = lambda k: fingerprint
         try:
             without = min(timeit.repeat(run, number=args.calls,
                                         repeat=args.rounds)) / args.calls
         finally:
-            simulation_module._formed_equations = fingerprint_of
+            simulation_module._kanes_fingerprint = fingerprint_of
         print(f'{name}: fingerprint and comparison {check * 1e6:.1f} us; '
               f'warm simulate() {with_check * 1e3:.3f} ms with the check, '
               f'{without * 1e3:.3f} ms without (the check: '

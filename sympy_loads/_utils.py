@@ -320,7 +320,8 @@ def _kanes_parts(kane):
     then dependent) but keeps the inertial frame, the dependent coordinates
     and speeds, the constraints and the auxiliary speeds only in private
     attributes (``_inertial``, ``_qdep``, ``_udep``, ``_f_h``, ``_k_nh``,
-    ``_f_nh``, ``_uaux``); this is the one place in the package that reads
+    ``_f_nh``, ``_uaux``); this function and :func:`_kanes_fingerprint`
+    (which only compares them) are the places in the package that read
     them.
     """
     frame = kane._inertial                        # private in SymPy 1.14
@@ -337,6 +338,41 @@ def _kanes_parts(kane):
     return _KanesParts(frame, q_all[:len(q_all) - len(q_dep)], q_dep,
                        u_all[:len(u_all) - len(u_dep)], u_dep, holonomic,
                        k_nh, f_nh, u_aux)
+
+
+def _kanes_fingerprint(kane):
+    """The fingerprint of what the numeric model of ``kane`` is derived
+    from: its coordinates and speeds, kinematic equations, constraints,
+    the equations ``kanes_equations()`` formed (Fr, Fr*, the mass matrix
+    and forcing) and the loads and bodies it formed them from. Two
+    fingerprints compare equal (``==``) when the model's equations are the
+    same. The entries are the model's own objects: SymPy makes new
+    matrices each time the equations are formed, so comparing with an
+    unchanged model's fingerprint is a comparison of identities (about a
+    microsecond, however large the equations); a model formed again with
+    the same equations compares equal entry by entry (Matrix ``==``),
+    still far cheaper than their derivation.
+
+    SymPy 1.14's ``KanesMethod`` keeps the formed equations, the
+    constraints and the kinematic matrices only in private attributes
+    (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``, ``_f_dnh``,
+    ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_kqdot``, ``_k_ku``, ``_f_k`` and
+    their ``_implicit`` forms, ``_qdep``, ``_udep``, ``_uaux``,
+    ``_inertial``); this function only reads them, to compare. It and
+    :func:`_kanes_parts` are the only places in the package that read
+    them."""
+    bodies = tuple(kane.bodies or ())
+    private = (                                   # private in SymPy 1.14
+        kane._qdep, kane._udep, kane._inertial, kane._k_kqdot, kane._k_ku,
+        kane._f_k, getattr(kane, '_k_kqdot_implicit', None),
+        getattr(kane, '_k_ku_implicit', None),
+        getattr(kane, '_f_k_implicit', None), kane._f_h, kane._k_nh,
+        kane._f_nh, kane._k_dnh, kane._f_dnh, kane._fr, kane._frstar,
+        kane._k_d, kane._f_d, getattr(kane, '_uaux', None))
+    return (kane.q, kane.u, kane.explicit_kinematics, private,
+            tuple(kane.loads or ()), bodies,
+            tuple((b.mass, getattr(b, 'central_inertia', None))
+                  for b in bodies))
 
 
 class _zero_indicator(sm.Function):

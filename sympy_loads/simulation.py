@@ -79,6 +79,7 @@ from ._simulation.numeric_model import NumericModel
 from ._simulation.partition import PartitionRecord
 from ._simulation.problem import Problem, evaluate_outputs
 from ._simulation.stick_slip import StickSlip, is_forward, watch_unswitched
+from ._utils import _kanes_fingerprint
 
 __all__ = ['simulate', 'Simulation', 'SimulationResult', 'SimulationError',
            'PartitionRecord']
@@ -361,52 +362,18 @@ def _check_residuals(problem, solver, times, q, u, residual,
 # (NumericModel.derived) or the Simulation itself. Held weakly: it goes with
 # the model. A KanesMethod is mutable (kanes_equations() forms its
 # equations again in place), so an entry serves only while the model's
-# fingerprint (_formed_equations) is the one it was made from.
+# fingerprint (_utils._kanes_fingerprint) is the one it was made from.
 _NUMERIC_MODELS = weakref.WeakKeyDictionary()
 
 
 class _PerModel(dict):
     """The numeric models of one model (see ``_NUMERIC_MODELS``), with the
-    ``fingerprint`` (:func:`_formed_equations`) of the equations they were
-    made from."""
+    ``fingerprint`` (``_utils._kanes_fingerprint``) of the equations they
+    were made from."""
 
     def __init__(self, fingerprint):
         super().__init__()
         self.fingerprint = fingerprint
-
-
-def _formed_equations(kane):
-    """The fingerprint of what the numeric model of ``kane`` is derived
-    from: its coordinates and speeds, kinematic equations, constraints,
-    the equations ``kanes_equations()`` formed (Fr, Fr*, the mass matrix
-    and forcing) and the loads and bodies it formed them from. Two
-    fingerprints compare equal (``==``) when the model's equations are the
-    same. The entries are the model's own objects: SymPy makes new
-    matrices each time the equations are formed, so comparing with an
-    unchanged model's fingerprint is a comparison of identities (about a
-    microsecond, however large the equations); a model formed again with
-    the same equations compares equal entry by entry (Matrix ``==``),
-    still far cheaper than their derivation.
-
-    SymPy 1.14's ``KanesMethod`` keeps the formed equations, the
-    constraints and the kinematic matrices only in private attributes
-    (``_fr``, ``_frstar``, ``_k_d``, ``_f_d``, ``_k_dnh``, ``_f_dnh``,
-    ``_f_h``, ``_k_nh``, ``_f_nh``, ``_k_kqdot``, ``_k_ku``, ``_f_k`` and
-    their ``_implicit`` forms, ``_qdep``, ``_udep``, ``_inertial``); this
-    function only reads them, to compare (see also
-    ``_utils._kanes_parts``)."""
-    bodies = tuple(kane.bodies or ())
-    private = (                                   # private in SymPy 1.14
-        kane._qdep, kane._udep, kane._inertial, kane._k_kqdot, kane._k_ku,
-        kane._f_k, getattr(kane, '_k_kqdot_implicit', None),
-        getattr(kane, '_k_ku_implicit', None),
-        getattr(kane, '_f_k_implicit', None), kane._f_h, kane._k_nh,
-        kane._f_nh, kane._k_dnh, kane._f_dnh, kane._fr, kane._frstar,
-        kane._k_d, kane._f_d)
-    return (kane.q, kane.u, kane.explicit_kinematics, private,
-            tuple(kane.loads or ()), bodies,
-            tuple((b.mass, getattr(b, 'central_inertia', None))
-                  for b in bodies))
 
 
 def _numeric_model(kane, friction_symbols, backend, strict=False):
@@ -414,7 +381,7 @@ def _numeric_model(kane, friction_symbols, backend, strict=False):
     ``kane`` (generated on the first call for this model, set of friction
     symbols and back end, and again after the model's equations changed;
     a model SymEngine cannot compile falls back to NumPy under 'auto')."""
-    fingerprint = _formed_equations(kane)
+    fingerprint = _kanes_fingerprint(kane)
     per_model = _NUMERIC_MODELS.get(kane)
     if per_model is None or per_model.fingerprint != fingerprint:
         # new, or formed again with other equations: what was made for the
