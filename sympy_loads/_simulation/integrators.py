@@ -26,10 +26,12 @@ Each returns the fields of ``solve_ivp``'s result that
 :func:`~sympy_loads.simulate` uses.
 
 Changes of partition (:mod:`.partition`): on a closed loop, every path
-stops at an accepted step where a dependent block of the engine's
-partition has degraded (``problem.change_due``; the compiled DOP853 by the
-kernel's PARTITION_DUE status, which makes it shorten its steps until it
-stops at the threshold), and :func:`integrate` restarts the integrator
+stops where a dependent block of the engine's partition has degraded
+(``problem.change_due``; the compiled DOP853 by the kernel's PARTITION_DUE
+status, which makes it shorten its steps until it stops at the threshold;
+SciPy's one-step methods at the threshold's crossing within the step,
+integrated to again from the step's start; LSODA and BDF at the step's
+end), and :func:`integrate` restarts the integrator
 there from the same physical state with the partition the problem chooses
 (``problem.reselect``), as after an impact. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails over to ``solve_ivp``'s
