@@ -386,6 +386,8 @@ class Problem:
         measures where these are already close to it (so that the run
         moves on), and 0 (never again) below
         :data:`.partition.PARTITION_FLOOR`."""
+        if not min(kernel) > 0.0:       # (not measured: choice's units)
+            kernel = measures
         low = min((k / m * b if m > 0.0 else 0.0)
                   for k, m, b in zip(kernel, measures, best)) / PARTITION_LOOK
         now = min(kernel)
