@@ -444,7 +444,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     rank, e.g. where two links of a closed chain line up: the best
     conditioned dependent set comes from a QR factorization with column
     pivoting of the full Jacobian (Haug, sec. 6.3, [Haug1989]_) and the
-    integrator restarts there from the same state. ``result.partitions``
+    integrator restarts there from the same state; once it has taken the
+    partition over from the model it keeps to the best conditioned sets
+    (changing where another set is 1.15 times better), so that the
+    dependent coordinates and speeds, which carry the independent ones'
+    error amplified by their block's conditioning, keep the requested
+    accuracy too. ``result.partitions``
     records each change (time and the new independent coordinates and
     speeds); the columns of ``q`` and ``u`` stay in model order. Only a
     singular configuration of the mechanism itself (the full Jacobian

@@ -26,10 +26,12 @@ Each returns the fields of ``solve_ivp``'s result that
 :func:`~sympy_loads.simulate` uses.
 
 Changes of partition (:mod:`.partition`): on a closed loop, every path
-stops at an accepted step where a dependent block of the engine's
-partition has degraded (``problem.change_due``; the compiled DOP853 by the
-kernel's PARTITION_DUE status, which makes it shorten its steps until it
-stops at the threshold), and :func:`integrate` restarts the integrator
+stops where a dependent block of the engine's partition has degraded
+(``problem.change_due``; the compiled DOP853 by the kernel's PARTITION_DUE
+status, which makes it shorten its steps until it stops at the threshold;
+SciPy's one-step methods at the threshold's crossing within the step,
+integrated to again from the step's start; LSODA and BDF at the step's
+end), and :func:`integrate` restarts the integrator
 there from the same physical state with the partition the problem chooses
 (``problem.reselect``), as after an impact. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails, or where one of its
@@ -274,6 +276,7 @@ def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
     i_eval = 0
     status, stop, message = None, None, ''
     while status is None:
+        start = (solver.t, solver.y.copy())
         try:
             message = solver.step()
         except SimulationError:
@@ -304,7 +307,11 @@ def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
             times.append(t)
             states.append(solver.y.copy())
         if status is None and problem.change_due(t, solver.y):
-            stop = (t, solver.y.copy())
+            # (a multistep method restarts at order one: the step's end
+            # serves it better than a second restart at the crossing)
+            stop = ((t, solver.y.copy()) if method in ('LSODA', 'BDF') else
+                    _threshold_crossing(problem, solver, start, method,
+                                        rtol, atol, options))
             break
     n = y0.size
     messages = {0: 'The solver successfully reached the end of the '
@@ -317,6 +324,48 @@ def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
         success=status >= 0, status=status,
         message=messages.get(status, message), nfev=solver.nfev,
         njev=solver.njev, nlu=solver.nlu, repartition=stop)
+
+
+def _threshold_crossing(problem, solver, start, method, rtol, atol,
+                        options):
+    """``(t, y)`` where the measures of the current dependent blocks fell
+    through ``problem.threshold`` within the step ``solver`` has just
+    taken from ``start`` (located on its dense output, then integrated to
+    from ``start`` with ``method`` again, so that the run goes on from a
+    state as accurate as the steps'; the step's end where they had not
+    fallen at its start): a change of partition is due there, not at the
+    step's end, where the dependent coordinates may already carry the
+    independent ones' error much amplified (the compiled DOP853 stops at
+    the threshold itself)."""
+    t, y = solver.t, solver.y.copy()
+    t_old, y_old = start
+    if t_old == t:
+        return t, y
+    dense = solver.dense_output()
+
+    def excess(s):
+        return min(problem.block_ratios(s, dense(s))) - problem.threshold
+
+    try:
+        if not excess(t_old) > 0.0:
+            return t, y
+        root = brentq(excess, t_old, t, xtol=4 * np.finfo(float).eps
+                      * max(abs(t_old), abs(t), 1.0))
+    except (ValueError, ArithmeticError):
+        return t, y
+    if root == t_old:
+        return t, y
+    try:
+        part = _SOLVERS[method](solver.fun, t_old, y_old, root, rtol=rtol,
+                                atol=atol, first_step=abs(root - t_old),
+                                **options)
+        while part.status == 'running':
+            part.step()
+    except SimulationError:
+        return t, y
+    if part.status != 'finished':
+        return t, y
+    return root, part.y.copy()
 
 
 def _better_elsewhere(problem, t, y):

@@ -33,7 +33,22 @@ its own partition and changes it during the run:
 * a step that fails within the current partition (its block turned
   singular within one step, faster than the threshold could catch) makes
   the run stop at the step's start and take any better conditioned set
-  there.
+  there;
+* once the engine has taken the partition over from the model (at the
+  start or by a change), it keeps to the best conditioned sets: it looks
+  again where the current blocks' measures have fallen
+  :data:`PARTITION_LOOK` times below those of the best sets it last found,
+  and changes where another set is :data:`PARTITION_HYSTERESIS` times
+  better (the hysteresis keeps it from switching back and forth). The
+  integrator's tolerance governs the independent coordinates and speeds
+  only; the dependent ones carry their error amplified by the block's
+  conditioning (and its rate of change), up to a hundredfold at the
+  threshold :data:`PARTITION_RATIO`: the IFToMM A01 pendulum in natural
+  coordinates, re-selected every quarter swing, lost one digit at
+  ``rtol = 1e-10`` and two at ``1e-12`` against the same pendulum written
+  with its angle while the engine waited for that threshold. A model's own
+  partition is kept until it degrades to :data:`PARTITION_RATIO` (a model
+  that never needs a change pays nothing).
 
 A block's *measure* (:func:`block_measure`) is its smallest pivot over
 the largest column norm of the full Jacobian where the partition was
@@ -80,6 +95,19 @@ PARTITION_RATIO = 1e-2
 #: itself nearly singular); after a declined change the threshold is
 #: lowered as many times.
 PARTITION_GAIN = 10.0
+#: The engine changes to another dependent set where that set's measure
+#: is at least this many times the current one's (and then looks again
+#: where the current measures have fallen this many times below those of
+#: the best sets): the dependent coordinates' and speeds' sensitivity to
+#: the independent ones, which amplifies the integration error the
+#: integrator's tolerance governs, then stays within this factor of the
+#: best available set's.
+PARTITION_HYSTERESIS = 1.15
+#: ... and looks for one where the current measures have fallen this many
+#: times (a little more than :data:`PARTITION_HYSTERESIS`, so that a
+#: check made where they have just crossed it finds a set that much
+#: better) below those of the best sets at the last choice.
+PARTITION_LOOK = 1.3
 #: Below this the threshold is not lowered further but switched off for
 #: the rest of the run (the mechanism is at a singular configuration,
 #: which the Newton solve's own checks handle).
@@ -272,27 +300,42 @@ def full_jacobians(nm, x):
     return J, K
 
 
-def choose(nm, current, x, gain=PARTITION_GAIN):
-    """``(partition, measures, scales)``: the partition to integrate with
-    at the consistent input ``x``, the measures ``(Phi_qd, K_d)`` of its
-    blocks there (:func:`block_measure`) and the largest column norms of
-    the full ``Phi_q`` and ``K`` (the kernels' scales of the measures).
-    A block of ``current`` is replaced by the best conditioned set of the
-    full Jacobian where that is at least ``gain`` times better
-    (:data:`PARTITION_GAIN`; after a step that failed in the current
-    partition, any better set, ``gain = 1``); otherwise it is kept."""
+class Choice(NamedTuple):
+    """What :func:`choice` found at one state."""
+
+    #: the partition to integrate with
+    partition: Partition
+    #: the measures ``(Phi_qd, K_d)`` of its blocks
+    measures: tuple
+    #: the largest column norms of the full ``Phi_q`` and ``K``
+    scales: tuple
+    #: the measures ``(Phi_qd, K_d)`` of the best conditioned sets
+    best: tuple
+
+
+def choice(nm, current, x, gain=PARTITION_GAIN):
+    """The :class:`Choice` at the consistent input ``x``: the partition to
+    integrate with, the measures of its blocks (:func:`block_measure`),
+    the largest column norms of the full ``Phi_q`` and ``K`` (the kernels'
+    scales of the measures) and the measures of the best conditioned sets
+    of the full Jacobians. A block of ``current`` is replaced by the best
+    conditioned set where that is at least ``gain`` times better
+    (:data:`PARTITION_HYSTERESIS` during a run; after a step that failed
+    in the current partition, any better set, ``gain = 1``); otherwise it
+    is kept."""
     J, K = full_jacobians(nm, x)
     q_dep, u_dep = current.q_dep, current.u_dep
-    measures = [1.0, 1.0]
+    measures, best_measures = [1.0, 1.0], [1.0, 1.0]
     for slot, (matrix, dep) in enumerate(((J, q_dep), (K, u_dep))):
         if matrix is None or not len(dep):
             continue
         now = block_measure(matrix, dep)
-        measures[slot] = now
+        measures[slot] = best_measures[slot] = now
         if not np.all(np.isfinite(matrix)):
             continue
         best = best_columns(matrix, len(dep))
         better = block_measure(matrix, best)
+        best_measures[slot] = max(now, better)
         if best != tuple(dep) and better > gain * now:
             measures[slot] = better
             if slot == 0:
@@ -301,4 +344,11 @@ def choose(nm, current, x, gain=PARTITION_GAIN):
                 u_dep = best
     scales = tuple(1.0 if matrix is None else column_scale(matrix)
                    for matrix in (J, K))
-    return Partition(tuple(q_dep), tuple(u_dep)), tuple(measures), scales
+    return Choice(Partition(tuple(q_dep), tuple(u_dep)), tuple(measures),
+                  scales, tuple(best_measures))
+
+
+def choose(nm, current, x, gain=PARTITION_GAIN):
+    """``(partition, measures, scales)`` of :func:`choice`."""
+    found = choice(nm, current, x, gain)
+    return found.partition, found.measures, found.scales

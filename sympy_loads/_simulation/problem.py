@@ -25,9 +25,11 @@ import numpy as np
 from .arguments import ConstantInput
 from .feedback import (feedback_values, has_feedback, is_state_feedback,
                        with_feedback)
-from .partition import (PARTITION_FLOOR, PARTITION_GAIN, PARTITION_RATIO,
-                        ModelView, PartitionRecord, block_measure, choose,
-                        column_scale, full_jacobians)
+from .partition import (PARTITION_FLOOR, PARTITION_GAIN,
+                        PARTITION_HYSTERESIS, PARTITION_LOOK,
+                        PARTITION_RATIO, ModelView, PartitionRecord,
+                        block_measure, choice, choose, column_scale,
+                        full_jacobians)
 from .._constraint_errors import FULL_RANK_RATIO
 from .._errors import ConstraintSolverError, SimulationError
 from .._numeric import eom_blocks, numpy_kernels
@@ -109,8 +111,11 @@ class Problem:
         self.history = [(None, nm.partition, 0.0)]
         self.partitions = []
         self.threshold = PARTITION_RATIO if self.reselects else 0.0
+        # whether the engine has taken the partition over from the model
+        # (then it keeps to the best conditioned sets, see _gain())
+        self.engine_chooses = False
         # the gain the next reselect() asks for (see better_elsewhere())
-        self._next_gain = PARTITION_GAIN
+        self._next_gain = None
         opts = ([solver.tolerance, solver.step_tolerance,
                  solver.max_iterations, 0.0, 0.0, 1.0, 1.0] if solver else
                 [1e-12, 1e-10, 50, 0.0, 0.0, 1.0, 1.0])
@@ -231,14 +236,51 @@ class Problem:
         if min(measures) >= PARTITION_RATIO:
             if current != self.history[0][1]:
                 self._record(t, start=True)
+                self._take_over(measures, measures, measures)
             return
-        partition, _, scales = choose(model, current, x)
-        if partition != current:
-            self._set_partition(partition)
-            self._opts[5:7] = scales
+        found = choice(model, current, x)
+        if found.partition != current:
+            self._set_partition(found.partition)
+            self._opts[5:7] = found.scales
         if self.nm.partition != (tuple(int(i) for i in model.q_dep_idx),
                                  tuple(int(i) for i in model.u_dep_idx)):
             self._record(t, start=True)
+            self._take_over(self.block_ratios(t, self.pack(q, np.zeros(
+                self.nu))), found.measures, found.best)
+
+    def _take_over(self, kernel, measures, best):
+        """The engine has chosen a partition other than the model's (its
+        blocks' measures ``kernel`` as the kernels compute them,
+        ``measures`` as :func:`.partition.choice` does, where the best sets
+        measure ``best``): from now on it keeps to the best conditioned
+        sets (see :meth:`_gain`)."""
+        self.engine_chooses = True
+        self.threshold = self._next_threshold(kernel, measures, best)
+
+    def _gain(self):
+        """How many times better conditioned another set must be for a
+        change of partition: while the model's own partition serves,
+        :data:`.partition.PARTITION_GAIN` (where its blocks have
+        degraded); once the engine has chosen another, only
+        :data:`.partition.PARTITION_HYSTERESIS`, so that it keeps to the
+        best conditioned sets and the error the integrator's tolerance
+        governs in the independent coordinates reaches the dependent ones
+        amplified no more than the best set allows (the IFToMM A01
+        pendulum in natural coordinates lost two digits at the old
+        threshold)."""
+        return (PARTITION_HYSTERESIS if self.engine_chooses else
+                PARTITION_GAIN)
+
+    def _declined(self, t, y, found):
+        """No set is :meth:`_gain` times better than the current one at
+        the accepted state ``(t, y)`` (:class:`.partition.Choice`
+        ``found``): the threshold of the next look."""
+        if self.engine_chooses:
+            self.threshold = self._next_threshold(
+                self.block_ratios(t, y), found.measures, found.best)
+        else:
+            low = min(found.measures) / PARTITION_GAIN
+            self.threshold = low if low >= PARTITION_FLOOR else 0.0
 
     def _record(self, t, start=False):
         """Record the current partition as taken at ``t`` (``start``: at
@@ -303,10 +345,10 @@ class Problem:
         except SimulationError:
             return True      # reselect() then reports it
         current = self.nm.partition
-        partition, ratios, _ = choose(self.nm.model, current,
-                                      self.input_vector(t, q, u))
-        if partition == current:
-            self._lower_threshold(ratios)
+        found = choice(self.nm.model, current, self.input_vector(t, q, u),
+                       self._gain())
+        if found.partition == current:
+            self._declined(t, y, found)
             return False
         return True
 
@@ -330,13 +372,29 @@ class Problem:
         self._next_gain = 1.0
         return True
 
-    def _lower_threshold(self, ratios):
-        """No partition is much better than the current one, whose block
-        ratios are ``ratios``: look again only when they are
-        :data:`.partition.PARTITION_GAIN` times smaller (never below
-        :data:`.partition.PARTITION_FLOOR`)."""
-        low = min(ratios) / PARTITION_GAIN
-        self.threshold = low if low >= PARTITION_FLOOR else 0.0
+    @staticmethod
+    def _next_threshold(kernel, measures, best):
+        """The measure below which the next change of partition is looked
+        for, after a choice whose blocks measure ``kernel`` as the kernels
+        compute them (their pivots differ from the pivoted QR's of
+        :func:`.partition.choice` for blocks of more than one column) and
+        ``measures`` as :func:`.partition.choice` does, where the best
+        conditioned sets measure ``best``: where the current blocks have
+        fallen :data:`.partition.PARTITION_LOOK` times below the best sets
+        (if those stay as they are), so that the dependent coordinates'
+        sensitivity to the independent ones stays within about that factor
+        of the best available set's; that factor below the current
+        measures where these are already close to it (so that the run
+        moves on), and 0 (never again) below
+        :data:`.partition.PARTITION_FLOOR`."""
+        if not min(kernel) > 0.0:       # (not measured: choice's units)
+            kernel = measures
+        low = min((k / m * b if m > 0.0 else 0.0)
+                  for k, m, b in zip(kernel, measures, best)) / PARTITION_LOOK
+        now = min(kernel)
+        if not low * PARTITION_LOOK / PARTITION_HYSTERESIS <= now:
+            low = now / PARTITION_LOOK
+        return low if low >= PARTITION_FLOOR else 0.0
 
     def reselect(self, t, y):
         """Choose the partition again at the accepted state ``(t, y)``
@@ -346,18 +404,19 @@ class Problem:
         q, u = self.full_state(t, y)
         x = self.input_vector(t, q, u)
         current = self.nm.partition
-        gain, self._next_gain = self._next_gain, PARTITION_GAIN
-        partition, ratios, scales = choose(self.nm.model, current, x, gain)
+        gain, self._next_gain = self._next_gain or self._gain(), None
+        found = choice(self.nm.model, current, x, gain)
         # the kernels measure on the scales the ratios were measured on
-        self._opts[5:7] = scales
-        if partition == current:
-            self._lower_threshold(ratios)
+        self._opts[5:7] = found.scales
+        if found.partition == current:
+            self._declined(t, y, found)
             return None
-        self._set_partition(partition)
+        self._set_partition(found.partition)
         self._record(t)
         self.set_branch(t, q)
-        self.threshold = min(PARTITION_RATIO, 0.5 * min(ratios))
-        return self.pack(q, u)
+        y = self.pack(q, u)
+        self._take_over(self.block_ratios(t, y), found.measures, found.best)
+        return y
 
     def _engine_newton(self, t, q):
         """The dependent coordinates of the engine's partition solved by
