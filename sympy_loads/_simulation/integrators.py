@@ -94,8 +94,13 @@ def outcome(result):
 # odeint's limit on internal steps per output interval (solve_ivp has none)
 _ODEINT_MAX_STEPS = 1_000_000
 # the compiled DOP853's limit on steps (its counter is a 32-bit integer;
-# solve_ivp has none)
+# solve_ivp has none); the stepping in compiled code stops where, at the
+# pace of its last return to Python, it would need more
 _DOP853_MAX_STEPS = 2**31 - 1
+# the largest output buffers of the compiled stepping without t_eval (rows;
+# full buffers are flushed into a list, so larger ones would only save
+# flushes)
+_OUTPUT_ROWS = 2**16
 
 
 # consecutive stops for a change of partition at one time (each changes
@@ -403,11 +408,19 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         'end of the integration interval.', None
     while True:
         out_t, out_y = buffers
+        t_before, written_before = state[S_T], int(state[S_WRITTEN])
         code = kernel.advance(state, y, f, samples, out_t, out_y, x, fn,
                               ints, floats, A, C, E3, E5, D, K, F, y_old,
                               y_new, stage, impact, row, out, g, g_new,
                               limits, records)
         written = int(state[S_WRITTEN])
+        if code in (kernel.FULL, kernel.PAUSED):
+            steps = (kernel.PAUSE_STEPS if code == kernel.PAUSED
+                     else written - written_before)
+            if _stalled(t_before, state[S_T], t1, steps):
+                status, message = -1, _stall_message(
+                    kernel, code, t_before, state[S_T], steps)
+                code = kernel.TOO_SMALL     # ends the run, samples kept
         if state[S_STRUCK]:
             records = impacts.absorb(records, int(state[S_STRUCK]), limits, g)
             state[S_STRUCK] = 0
@@ -447,7 +460,8 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
                             np.zeros((0, n)) for i in range(k)]
                 status, message = 1, 'A termination event occurred.'
         if code in (kernel.FULL, kernel.PAUSED) and t_eval is None:
-            buffers[:] = _flush(times, states, out_t, out_y, written)
+            buffers[:] = _flush(times, states, out_t, out_y, written,
+                                grow=code == kernel.FULL)
             state[S_WRITTEN] = 0
             continue
         if code == kernel.PAUSED:
@@ -475,7 +489,7 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
             stop = rest.repartition
             if rest.status == 1:
                 events, y_events = rest.t_events, rest.y_events
-        elif code == kernel.TOO_SMALL:
+        elif code == kernel.TOO_SMALL and status >= 0:
             status = -1
             message = 'Required step size is less than spacing between ' \
                 'numbers.'
@@ -553,13 +567,35 @@ def _record(buffers, times, states, t, y_sample, written):
     return written + 1
 
 
-def _flush(times, states, out_t, out_y, written):
-    """Keep the first ``written`` samples; fresh buffers, twice as
-    large."""
+def _flush(times, states, out_t, out_y, written, grow=True):
+    """Keep the first ``written`` samples; fresh buffers, twice as large
+    where ``grow`` (full buffers), up to :data:`_OUTPUT_ROWS` rows."""
     times.append(out_t[:written].copy())
     states.append(out_y[:written].T.copy())
-    size = 2 * out_t.size
+    size = min(2 * out_t.size, _OUTPUT_ROWS) if grow else out_t.size
     return np.empty(size), np.empty((size, out_y.shape[1]))
+
+
+def _stalled(t_before, t_after, t1, steps):
+    """Whether the compiled stepping, whose last ``steps`` steps took it
+    from ``t_before`` to ``t_after``, would need more than
+    :data:`_DOP853_MAX_STEPS` steps to reach ``t1`` at that pace (also
+    where it did not move at all): a stepping that makes no progress."""
+    remaining = abs(t1 - t_after)
+    return remaining > 0.0 and (
+        remaining * max(steps, 1)
+        >= _DOP853_MAX_STEPS * abs(t_after - t_before))
+
+
+def _stall_message(kernel, code, t_before, t_after, steps):
+    """The message of a compiled stepping that stalled (:func:`_stalled`)
+    and returned ``code`` (FULL or PAUSED) to Python."""
+    name = 'PAUSED' if code == kernel.PAUSED else 'FULL'
+    return (f'the compiled DOP853 stepping made no progress: {steps} steps '
+            f'from t = {t_before!r} advanced it by only '
+            f'{abs(t_after - t_before):.3g} (kernel status {name}); the '
+            f'rest of the interval would take more than '
+            f'{_DOP853_MAX_STEPS} steps')
 
 
 def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
