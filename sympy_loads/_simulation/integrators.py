@@ -31,7 +31,15 @@ partition has degraded (``problem.change_due``; the compiled DOP853 by the
 kernel's PARTITION_DUE status, which makes it shorten its steps until it
 stops at the threshold), and :func:`integrate` restarts the integrator
 there from the same physical state with the partition the problem chooses
-(``problem.reselect``), as after an impact. ``'odeint'``, which cannot
+(``problem.reselect``), as after an impact.
+
+The compiled stepping always ends: its kernel stops after
+``MAX_FAILURES`` failed evaluations short of a time it cannot pass (see
+:mod:`._numeric.dop853`), and a return to Python (FULL, PAUSED) after
+which the rest would take more than ``_DOP853_MAX_STEPS`` steps at the
+pace of the last ones ends the run with ``success=False``
+(:func:`_stalled`); its output buffers without ``t_eval`` hold at most
+``_OUTPUT_ROWS`` samples before they are flushed. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
 integrator), which can.
