@@ -245,11 +245,15 @@ def test_output_buffers_stay_bounded():
 
 def test_a_stepping_that_stalls_is_recognised():
     """The guard on the compiled stepping's progress between its returns
-    to Python: 20 000 steps that moved t by 1e-10 out of 0.3 would need
-    some 10**13 more; 20 000 that moved it by 1e-3, 6 * 10**6."""
+    to Python: 20 000 steps that moved t by 1e-10 out of 0.3 (steps of
+    90 spacings of the numbers at 0.3) would need some 10**13 more; 20 000
+    that moved it by 1e-3, 6 * 10**6. A stiff start, 20 000 steps over
+    1e-4 s of a 20 s run, would need 4 * 10**9 more at that pace but its
+    steps of 5e-9 s are progress (1.4 million spacings at 20)."""
     from sympy_loads._simulation.integrators import _stalled
     assert _stalled(0.2, 0.2 + 1e-10, 0.3, 20_000)
     assert not _stalled(0.2, 0.2 + 1e-3, 0.3, 20_000)
     assert not _stalled(0.2, 0.3, 0.3, 20_000)
     assert _stalled(0.2, 0.2, 0.3, 20_000)
     assert _stalled(-0.2, -0.2 - 1e-12, -0.3, 20_000)
+    assert not _stalled(0.0, 1e-4, 20.0, 20_000)

@@ -109,6 +109,11 @@ _DOP853_MAX_STEPS = 2**31 - 1
 # full buffers are flushed into a list, so larger ones would only save
 # flushes)
 _OUTPUT_ROWS = 2**16
+# steps shorter than this many spacings of the floating-point numbers at
+# the end of the interval are no progress (a step that changes a
+# coordinate moving at 0.05 of its size per unit time by one unit in its
+# last place is some tens of such spacings)
+_STALL_SPACINGS = 1e5
 
 
 # consecutive stops for a change of partition at one time (each changes
@@ -414,6 +419,7 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
     y_events = [np.zeros((0, n))] * k
     status, message, error = 0, 'The solver successfully reached the ' \
         'end of the integration interval.', None
+    total_steps = 0
     while True:
         out_t, out_y = buffers
         t_before, written_before = state[S_T], int(state[S_WRITTEN])
@@ -425,7 +431,9 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         if code in (kernel.FULL, kernel.PAUSED):
             steps = (kernel.PAUSE_STEPS if code == kernel.PAUSED
                      else written - written_before)
-            if _stalled(t_before, state[S_T], t1, steps):
+            total_steps += steps
+            if (_stalled(t_before, state[S_T], t1, steps)
+                    or total_steps > _DOP853_MAX_STEPS):
                 status, message = -1, _stall_message(
                     kernel, code, t_before, state[S_T], steps)
                 code = kernel.TOO_SMALL     # ends the run, samples kept
@@ -586,13 +594,18 @@ def _flush(times, states, out_t, out_y, written, grow=True):
 
 def _stalled(t_before, t_after, t1, steps):
     """Whether the compiled stepping, whose last ``steps`` steps took it
-    from ``t_before`` to ``t_after``, would need more than
-    :data:`_DOP853_MAX_STEPS` steps to reach ``t1`` at that pace (also
-    where it did not move at all): a stepping that makes no progress."""
+    from ``t_before`` to ``t_after``, makes no progress: its steps were
+    on average shorter than :data:`_STALL_SPACINGS` times the spacing of
+    the floating-point numbers at ``t1`` and at that pace it would need
+    more than :data:`_DOP853_MAX_STEPS` steps to reach ``t1`` (also where
+    it did not move at all)."""
     remaining = abs(t1 - t_after)
+    moved = abs(t_after - t_before)
+    steps = max(steps, 1)
+    spacing = np.spacing(max(abs(t1), abs(t_after)))
     return remaining > 0.0 and (
-        remaining * max(steps, 1)
-        >= _DOP853_MAX_STEPS * abs(t_after - t_before))
+        moved < _STALL_SPACINGS * spacing * steps
+        and remaining * steps >= _DOP853_MAX_STEPS * moved)
 
 
 def _stall_message(kernel, code, t_before, t_after, steps):
@@ -602,8 +615,7 @@ def _stall_message(kernel, code, t_before, t_after, steps):
     return (f'the compiled DOP853 stepping made no progress: {steps} steps '
             f'from t = {t_before!r} advanced it by only '
             f'{abs(t_after - t_before):.3g} (kernel status {name}); the '
-            f'rest of the interval would take more than '
-            f'{_DOP853_MAX_STEPS} steps')
+            f'run would take more than {_DOP853_MAX_STEPS} steps')
 
 
 def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
