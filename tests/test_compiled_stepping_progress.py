@@ -257,3 +257,25 @@ def test_a_stepping_that_stalls_is_recognised():
     assert _stalled(0.2, 0.2, 0.3, 20_000)
     assert _stalled(-0.2, -0.2 - 1e-12, -0.3, 20_000)
     assert not _stalled(0.0, 1e-4, 20.0, 20_000)
+
+
+def test_a_stalled_stepping_is_reported_with_the_kernels_status():
+    """What the run loop does with the guard's answer: the message names
+    the kernel's status and the time; a stepping that moves on gets
+    none, and the total of steps is counted across returns."""
+    from sympy_loads._numeric import S_T, S_WRITTEN, STATE_SIZE
+    from sympy_loads._numeric import dop853 as kernel
+    from sympy_loads._simulation.integrators import (_DOP853_MAX_STEPS,
+                                                     _progress)
+    state = np.zeros(STATE_SIZE)
+    state[S_T] = 0.2 + 1e-10
+    total, stall = _progress(kernel, kernel.PAUSED, state, 0.2, 0, 0.3, 0)
+    assert total == kernel.PAUSE_STEPS
+    assert 'made no progress' in stall and 'kernel status PAUSED' in stall
+    assert 't = 0.2 ' in stall
+    state[S_T], state[S_WRITTEN] = 0.25, 256
+    total, stall = _progress(kernel, kernel.FULL, state, 0.2, 0, 0.3, total)
+    assert total == kernel.PAUSE_STEPS + 256 and stall == ''
+    total, stall = _progress(kernel, kernel.FULL, state, 0.2, 0, 0.3,
+                             _DOP853_MAX_STEPS)
+    assert 'kernel status FULL' in stall

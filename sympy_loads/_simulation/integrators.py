@@ -31,18 +31,19 @@ partition has degraded (``problem.change_due``; the compiled DOP853 by the
 kernel's PARTITION_DUE status, which makes it shorten its steps until it
 stops at the threshold), and :func:`integrate` restarts the integrator
 there from the same physical state with the partition the problem chooses
-(``problem.reselect``), as after an impact.
-
-The compiled stepping always ends: its kernel stops after
-``MAX_FAILURES`` failed evaluations short of a time it cannot pass (see
-:mod:`._numeric.dop853`), and a return to Python (FULL, PAUSED) after
-which the rest would take more than ``_DOP853_MAX_STEPS`` steps at the
-pace of the last ones ends the run with ``success=False``
-(:func:`_stalled`); its output buffers without ``t_eval`` hold at most
-``_OUTPUT_ROWS`` samples before they are flushed. ``'odeint'``, which cannot
+(``problem.reselect``), as after an impact. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
 integrator), which can.
+
+The compiled stepping always ends: its kernel stops after
+``MAX_FAILURES`` failed evaluations short of a time it cannot pass (see
+:mod:`._numeric.dop853`); a return to Python (FULL, PAUSED) after steps
+of a few units in the last place of ``t``, at whose pace the rest would
+take more than ``_DOP853_MAX_STEPS`` steps, or after that many steps in
+all, ends the run with ``success=False`` (:func:`_stalled`); and its
+output buffers without ``t_eval`` hold at most ``_OUTPUT_ROWS`` samples
+before they are flushed.
 """
 
 import math
@@ -429,13 +430,10 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
                               limits, records)
         written = int(state[S_WRITTEN])
         if code in (kernel.FULL, kernel.PAUSED):
-            steps = (kernel.PAUSE_STEPS if code == kernel.PAUSED
-                     else written - written_before)
-            total_steps += steps
-            if (_stalled(t_before, state[S_T], t1, steps)
-                    or total_steps > _DOP853_MAX_STEPS):
-                status, message = -1, _stall_message(
-                    kernel, code, t_before, state[S_T], steps)
+            total_steps, stall = _progress(kernel, code, state, t_before,
+                                           written_before, t1, total_steps)
+            if stall:
+                status, message = -1, stall
                 code = kernel.TOO_SMALL     # ends the run, samples kept
         if state[S_STRUCK]:
             records = impacts.absorb(records, int(state[S_STRUCK]), limits, g)
@@ -608,14 +606,27 @@ def _stalled(t_before, t_after, t1, steps):
         and remaining * steps >= _DOP853_MAX_STEPS * moved)
 
 
-def _stall_message(kernel, code, t_before, t_after, steps):
-    """The message of a compiled stepping that stalled (:func:`_stalled`)
-    and returned ``code`` (FULL or PAUSED) to Python."""
+def _progress(kernel, code, state, t_before, written_before, t1,
+              total_steps):
+    """``(total_steps, stall)`` after the compiled stepping returned
+    ``code`` (FULL or PAUSED) to Python, having started that call at
+    ``t_before`` with ``written_before`` samples written: the steps taken
+    so far, and the message of a stepping that makes no progress
+    (:func:`_stalled`, or more than :data:`_DOP853_MAX_STEPS` steps in
+    all), naming the kernel's status; otherwise an empty ``stall``."""
+    steps = (kernel.PAUSE_STEPS if code == kernel.PAUSED
+             else int(state[S_WRITTEN]) - written_before)
+    total_steps += steps
+    t_after = state[S_T]
+    if not (_stalled(t_before, t_after, t1, steps)
+            or total_steps > _DOP853_MAX_STEPS):
+        return total_steps, ''
     name = 'PAUSED' if code == kernel.PAUSED else 'FULL'
-    return (f'the compiled DOP853 stepping made no progress: {steps} steps '
-            f'from t = {t_before!r} advanced it by only '
-            f'{abs(t_after - t_before):.3g} (kernel status {name}); the '
-            f'run would take more than {_DOP853_MAX_STEPS} steps')
+    return total_steps, (
+        f'the compiled DOP853 stepping made no progress: {steps} steps '
+        f'from t = {t_before!r} advanced it by only '
+        f'{abs(t_after - t_before):.3g} (kernel status {name}); the run '
+        f'would take more than {_DOP853_MAX_STEPS} steps')
 
 
 def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
