@@ -60,8 +60,9 @@ STALL_ITERATIONS = 3
 # documents each entry): the indices by name.
 (S_T, S_H, S_T_END, S_RTOL, S_ATOL, S_MAX_STEP, S_NEXT_SAMPLE, S_WRITTEN,
  S_NFEV, S_T_OLD, S_DIRECTION, S_T_FAILED, S_IMPACTS, S_PER_IMPACT,
- S_STRUCK, S_RESOLVE, S_FRESH, S_BRACKET_END) = range(18)
-STATE_SIZE = 18
+ S_STRUCK, S_RESOLVE, S_FRESH, S_BRACKET_END, S_FAILURES,
+ S_FAILED_UNTIL) = range(20)
+STATE_SIZE = 20
 
 # The search of a gap that dips below zero inside a step, shared by the
 # compiled stepping (dop853.first_closing, dip_theta) and its Python twin

@@ -22,7 +22,17 @@ derivatives are not finite) rejects the step, which is retried at a fifth
 of its size, as a step whose error estimate is not finite already is.
 ``solve_ivp`` would stop at the exception; but a long step into a stiff
 contact can put a trial stage far from the solution, e.g. off a closed
-loop's assembly, which is no failure of the solution itself.
+loop's assembly, which is no failure of the solution itself. Such
+failures end the stepping (FAILED, the last accepted state kept) when
+the step cannot shrink further, or after ``MAX_FAILURES`` of them before
+the stepping has passed the end of the first failed trial step: where
+the evaluations fail beyond a time the solution cannot pass (a
+dependent block at the threshold of a change of partition, a
+right-hand side that turns NaN), the steps that stay short of it are
+accepted while they shrink, and once they are too short to change the
+state (a unit in the last place of a slowly moving coordinate, much
+longer than the ten units of ``t`` at which a step "cannot shrink") the
+stepping would otherwise creep on for ever.
 
 Impacts: where :func:`strike` can (one contact struck alone, clearly
 approaching and leaving, room for its record), the impact is located (the
@@ -70,6 +80,9 @@ name               meaning
                    ``t_new`` or, where a gap dips below zero inside the
                    step and returns (:func:`first_closing`), the first
                    time found in the step at which a gap is zero or below
+``S_FAILURES``     trial steps rejected for a failed evaluation since the
+                   stepping last passed ``S_FAILED_UNTIL`` (0: none)
+``S_FAILED_UNTIL`` the end of the first of those trial steps
 =================  =====================================================
 
 Gaps that dip inside a step: a contact that approaches at the step's
@@ -99,9 +112,9 @@ import numpy as np
 
 from . import (
     DIP_ITERATIONS, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
-    S_DIRECTION, S_FRESH, S_H, S_IMPACTS, S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV,
-    S_PER_IMPACT, S_RESOLVE, S_RTOL, S_STRUCK, S_T, S_T_END, S_T_FAILED,
-    S_T_OLD, S_WRITTEN)
+    S_DIRECTION, S_FAILED_UNTIL, S_FAILURES, S_FRESH, S_H, S_IMPACTS,
+    S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE, S_RTOL,
+    S_STRUCK, S_T, S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN)
 from .jit import call, inline, jit
 from .jump import impact_jump
 from .rhs import inputs_packed, rhs_packed
@@ -112,6 +125,9 @@ __all__ = []
 FINISHED, EVENT, FULL, FAILED, TOO_SMALL, PAUSED = 0, 1, 2, 3, 4, 5
 # steps per call of advance() before it returns to Python
 PAUSE_STEPS = 20_000
+# trial steps rejected for a failed evaluation, before the stepping has
+# passed the end of the first of them, after which it stops (FAILED)
+MAX_FAILURES = 100
 # stages of the method, and of the method with the dense output's
 N_STAGES, N_EXTENDED = 12, 16
 SAFETY, MIN_FACTOR, MAX_FACTOR = 0.9, 0.2, 10.0
@@ -661,6 +677,12 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                 # whose error is not finite
                 state[S_T_FAILED] = t + C[count] * h
                 failed = True
+                if state[S_FAILURES] == 0.0:
+                    state[S_FAILED_UNTIL] = t_new
+                state[S_FAILURES] += 1.0
+                if state[S_FAILURES] > MAX_FAILURES:
+                    code = FAILED       # no progress (see the module doc)
+                    break
                 h_abs *= MIN_FACTOR
                 rejected = True
                 continue
@@ -804,6 +826,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                                           t_eval, i_eval, out_t, out_y,
                                           n_out)
         t = t_new
+        if state[S_FAILURES] != 0.0 and direction * (
+                t - state[S_FAILED_UNTIL]) > 0.0:
+            state[S_FAILURES] = 0.0     # past the failures
         for i in range(n):
             y[i] = y_new[i]
             f[i] = K[N_STAGES, i]

@@ -37,6 +37,15 @@ there from the same physical state with the partition the problem chooses
 stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
 integrator), which can.
+
+The compiled stepping always ends: its kernel stops after
+``MAX_FAILURES`` failed evaluations short of a time it cannot pass (see
+:mod:`._numeric.dop853`); a return to Python (FULL, PAUSED) after steps
+of a few units in the last place of ``t``, at whose pace the rest would
+take more than ``_DOP853_MAX_STEPS`` steps, or after that many steps in
+all, ends the run with ``success=False`` (:func:`_stalled`); and its
+output buffers without ``t_eval`` hold at most ``_OUTPUT_ROWS`` samples
+before they are flushed.
 """
 
 import math
@@ -96,8 +105,18 @@ def outcome(result):
 # odeint's limit on internal steps per output interval (solve_ivp has none)
 _ODEINT_MAX_STEPS = 1_000_000
 # the compiled DOP853's limit on steps (its counter is a 32-bit integer;
-# solve_ivp has none)
+# solve_ivp has none); the stepping in compiled code stops where, at the
+# pace of its last return to Python, it would need more
 _DOP853_MAX_STEPS = 2**31 - 1
+# the largest output buffers of the compiled stepping without t_eval (rows;
+# full buffers are flushed into a list, so larger ones would only save
+# flushes)
+_OUTPUT_ROWS = 2**16
+# steps shorter than this many spacings of the floating-point numbers at
+# the end of the interval are no progress (a step that changes a
+# coordinate moving at 0.05 of its size per unit time by one unit in its
+# last place is some tens of such spacings)
+_STALL_SPACINGS = 1e5
 
 
 # consecutive stops for a change of partition at one time (each changes
@@ -450,13 +469,21 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
     y_events = [np.zeros((0, n))] * k
     status, message, error = 0, 'The solver successfully reached the ' \
         'end of the integration interval.', None
+    total_steps = 0
     while True:
         out_t, out_y = buffers
+        t_before, written_before = state[S_T], int(state[S_WRITTEN])
         code = kernel.advance(state, y, f, samples, out_t, out_y, x, fn,
                               ints, floats, A, C, E3, E5, D, K, F, y_old,
                               y_new, stage, impact, row, out, g, g_new,
                               limits, records)
         written = int(state[S_WRITTEN])
+        if code in (kernel.FULL, kernel.PAUSED):
+            total_steps, stall = _progress(kernel, code, state, t_before,
+                                           written_before, t1, total_steps)
+            if stall:
+                status, message = -1, stall
+                code = kernel.TOO_SMALL     # ends the run, samples kept
         if state[S_STRUCK]:
             records = impacts.absorb(records, int(state[S_STRUCK]), limits, g)
             state[S_STRUCK] = 0
@@ -496,7 +523,8 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
                             np.zeros((0, n)) for i in range(k)]
                 status, message = 1, 'A termination event occurred.'
         if code in (kernel.FULL, kernel.PAUSED) and t_eval is None:
-            buffers[:] = _flush(times, states, out_t, out_y, written)
+            buffers[:] = _flush(times, states, out_t, out_y, written,
+                                grow=code == kernel.FULL)
             state[S_WRITTEN] = 0
             continue
         if code == kernel.PAUSED:
@@ -524,7 +552,7 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
             stop = rest.repartition
             if rest.status == 1:
                 events, y_events = rest.t_events, rest.y_events
-        elif code == kernel.TOO_SMALL:
+        elif code == kernel.TOO_SMALL and status >= 0:
             status = -1
             message = 'Required step size is less than spacing between ' \
                 'numbers.'
@@ -602,13 +630,52 @@ def _record(buffers, times, states, t, y_sample, written):
     return written + 1
 
 
-def _flush(times, states, out_t, out_y, written):
-    """Keep the first ``written`` samples; fresh buffers, twice as
-    large."""
+def _flush(times, states, out_t, out_y, written, grow=True):
+    """Keep the first ``written`` samples; fresh buffers, twice as large
+    where ``grow`` (full buffers), up to :data:`_OUTPUT_ROWS` rows."""
     times.append(out_t[:written].copy())
     states.append(out_y[:written].T.copy())
-    size = 2 * out_t.size
+    size = min(2 * out_t.size, _OUTPUT_ROWS) if grow else out_t.size
     return np.empty(size), np.empty((size, out_y.shape[1]))
+
+
+def _stalled(t_before, t_after, t1, steps):
+    """Whether the compiled stepping, whose last ``steps`` steps took it
+    from ``t_before`` to ``t_after``, makes no progress: its steps were
+    on average shorter than :data:`_STALL_SPACINGS` times the spacing of
+    the floating-point numbers at ``t1`` and at that pace it would need
+    more than :data:`_DOP853_MAX_STEPS` steps to reach ``t1`` (also where
+    it did not move at all)."""
+    remaining = abs(t1 - t_after)
+    moved = abs(t_after - t_before)
+    steps = max(steps, 1)
+    spacing = np.spacing(max(abs(t1), abs(t_after)))
+    return remaining > 0.0 and (
+        moved < _STALL_SPACINGS * spacing * steps
+        and remaining * steps >= _DOP853_MAX_STEPS * moved)
+
+
+def _progress(kernel, code, state, t_before, written_before, t1,
+              total_steps):
+    """``(total_steps, stall)`` after the compiled stepping returned
+    ``code`` (FULL or PAUSED) to Python, having started that call at
+    ``t_before`` with ``written_before`` samples written: the steps taken
+    so far, and the message of a stepping that makes no progress
+    (:func:`_stalled`, or more than :data:`_DOP853_MAX_STEPS` steps in
+    all), naming the kernel's status; otherwise an empty ``stall``."""
+    steps = (kernel.PAUSE_STEPS if code == kernel.PAUSED
+             else int(state[S_WRITTEN]) - written_before)
+    total_steps += steps
+    t_after = state[S_T]
+    if not (_stalled(t_before, t_after, t1, steps)
+            or total_steps > _DOP853_MAX_STEPS):
+        return total_steps, ''
+    name = 'PAUSED' if code == kernel.PAUSED else 'FULL'
+    return total_steps, (
+        f'the compiled DOP853 stepping made no progress: {steps} steps '
+        f'from t = {t_before!r} advanced it by only '
+        f'{abs(t_after - t_before):.3g} (kernel status {name}); the run '
+        f'would take more than {_DOP853_MAX_STEPS} steps')
 
 
 def _locate(kernel, state, g, g_new, k, F, y_old, stage, x, fn, ints,
