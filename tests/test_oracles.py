@@ -145,7 +145,7 @@ class Reference:
         for _ in range(60):
             h, J = self._h(t, y, self.input_values)
             h = np.asarray(h, float).ravel()
-            if not h.size:
+            if not h.size or not solve_q:
                 break
             step = linalg.lstsq(np.asarray(J, float)[:, solve_q], h)[0]
             y[solve_q] -= step
@@ -457,3 +457,313 @@ def test_linearize_the_sled_heading_along_its_singular_direction():
              gen.extra['uy']: 1.7, gen.extra['omega']: 0.3}
     oracle = gm.sled(43, offset=True, dependent='u_x')
     assert_linearization_matches(gen, point, oracle=oracle)
+
+
+# ---------------------------------------------------------------------------
+# Oracle (c): energy and power balance
+
+def _lambdified(gen, expression):
+    """``expression`` of q and u as a NumPy function of the result's
+    samples (our own lambdify, constants substituted)."""
+    numbers = {s: sm.Float(v) for s, v in gen.constants.items()}
+    ys = sm.symbols(f'y0:{len(gen.kane.q) + len(gen.kane.u)}')
+    plain = sm.sympify(expression).xreplace(numbers).xreplace(
+        dict(zip(list(gen.kane.q) + list(gen.kane.u), ys)))
+    function = sm.lambdify([ys], plain, 'numpy')
+    return lambda y: np.broadcast_to(function(y.T), (len(y),))
+
+
+ENERGY_CASES = [
+    _case(gm.chain, 51, n=3, body='rigid', spatial=True),
+    _case(gm.chain, 52, n=4, body='particle', damping=True,
+          names='internal'),
+    _case(gm.chain, 53, n=2, body='rigid', formulation='system',
+          damping=True),
+    _case(gm.four_bar, 54, body='rigid', damping=True),
+    _case(gm.slider_crank, 55),
+    _case(gm.circle_pendulum, 56, independent='y', formulation='system'),
+    _case(gm.sled, 57, offset=True, damping=True, dependent='u_x'),
+]
+
+
+@pytest.mark.parametrize('case', ENERGY_CASES)
+def test_energy_changes_by_the_work_of_the_dampers(case):
+    """E(t) - E(0) equals the integral of the dampers' power (zero for a
+    conservative model). The integral is Simpson's rule on 401 samples
+    over 1 s (error <= T h**4 max|P''''| / 180 ~ 1e-12 here); E is
+    compared at COMPARE relative to max(1, |E|), the state's own bound."""
+    gen = _build(case)
+    t_eval = np.linspace(0.0, 1.0, 401)
+    result = _simulate(gen, t_eval, 'auto')
+    energy = _lambdified(gen, gen.energy)(result.y)
+    power = _lambdified(gen, gen.power)(result.y)
+    work = integrate.cumulative_simpson(power, x=t_eval, initial=0.0)
+    imbalance = np.abs(energy - energy[0] - work)
+    assert imbalance.max() <= COMPARE * max(1.0, np.abs(energy).max()), (
+        f'{gen.name}: energy off its balance by {imbalance.max():.3g}')
+
+
+# ---------------------------------------------------------------------------
+# Oracle (d): closed forms
+
+@pytest.mark.parametrize('backend', BACKENDS)
+@pytest.mark.parametrize('independent', ['x', 'y'])
+def test_small_swings_of_a_pendulum_in_natural_coordinates(independent,
+                                                           backend):
+    """Released at 1e-3 rad, the bob follows x = L theta0 cos(w t), w =
+    sqrt(g/L), up to the pendulum's nonlinearity: sin differs from its
+    argument by theta0**2/6 relatively, the frequency by theta0**2/16
+    (so the phase by w t theta0**2/16), the third harmonic has theta0**3
+    /192 (Landau and Lifshitz, Mechanics, sec. 28); the integrator adds
+    its COMPARE bound. With y independent the model's dependent block 2x
+    passes zero at every swing."""
+    gen = gm.circle_pendulum(61, independent=independent)
+    L = gen.constants[gen.extra['L']]
+    g = gen.constants[gen.extra['g']]
+    x, y = gen.extra['x'], gen.extra['y']
+    theta0 = 1e-3
+    start = {x: L * np.sin(theta0), y: -L * np.cos(theta0),
+             gen.u_ind[0]: 0.0}
+    gen.initial = start
+    w = np.sqrt(g / L)
+    t_eval = np.linspace(0.0, 2.0, 41)
+    result = _simulate(gen, t_eval, backend, atol=1e-14)
+    column = list(gen.kane.q).index(x)
+    exact = L * theta0 * np.cos(w * t_eval)
+    bound = L * theta0 * (theta0 ** 2 * (1 / 6 + w * t_eval[-1] / 16
+                                         + 1 / 192)) * 2 + COMPARE * L
+    assert np.max(np.abs(result.q[:, column] - exact)) <= bound
+
+
+@pytest.mark.parametrize('independent', ['x', 'y'])
+def test_linear_model_of_the_hanging_pendulum_has_sqrt_g_over_l(
+        independent):
+    gen = gm.circle_pendulum(62, independent=independent)
+    L = gen.constants[gen.extra['L']]
+    g = gen.constants[gen.extra['g']]
+    x, y = gen.extra['x'], gen.extra['y']
+    lin = linearize(gen.model, {x: 0.0, y: -L, gen.extra['ux']: 0.0,
+                                gen.extra['uy']: 0.0}, gen.constants)
+    frequencies = np.sort(lin.eigenvalues().imag)
+    np.testing.assert_allclose(frequencies, [-np.sqrt(g / L),
+                                             np.sqrt(g / L)], rtol=1e-10)
+    np.testing.assert_allclose(lin.eigenvalues().real, 0.0, atol=1e-10)
+
+
+@pytest.mark.parametrize('dependent, method', [
+    ('u_y', 'DOP853'), ('u_x', 'DOP853'), ('u_y', 'LSODA'),
+    ('u_x', 'LSODA'), ('u_y', 'odeint'),
+    pytest.param('u_x', 'odeint', marks=_xfail(
+        5, 'odeint with t_eval never re-selects the dependent speed'))])
+def test_knife_edge_runs_on_its_circle(dependent, method):
+    """The sled with its mass centre on the edge, free of loads, keeps
+    its speed v along the edge and its turning rate w: the edge runs on
+    the circle of radius v/w. Over 6 s it heads through both N.x and N.y,
+    where either model's dependent speed has a zero block."""
+    gen = gm.sled(71, offset=False, dependent=dependent)
+    e = gen.extra
+    x0, y0 = gen.initial[e['x']], gen.initial[e['y']]
+    heading, v, w = e['heading'], e['speed'], e['turn']
+    t_eval = np.linspace(0.0, 6.0, 61)
+    result = _simulate(gen, t_eval, 'auto', method=method)
+    angle = heading + w * t_eval
+    R = v / w
+    exact_x = x0 + R * (np.sin(angle) - np.sin(heading))
+    exact_y = y0 - R * (np.cos(angle) - np.cos(heading))
+    scale = max(1.0, abs(R) + abs(x0) + abs(y0))
+    assert np.max(np.abs(result.q[:, 0] - exact_x)) <= COMPARE * scale
+    assert np.max(np.abs(result.q[:, 1] - exact_y)) <= COMPARE * scale
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+@_xfail(2, 'the input s(t) in the velocity constraint v - s = 0 is dropped')
+def test_cart_accelerated_at_a_constant_rate_carries_its_pendulum_steadily(
+        backend):
+    """Driven at v = s(t) = b t, the cart moves as x0 + b t**2/2 and the
+    pendulum, released at the angle -atan(b/g) where the pseudo-gravity
+    of the acceleration holds it, stays there."""
+    gen = gm.cart_at_prescribed_speed(81, profile='ramp')
+    e = gen.extra
+    b = [v for s, v in gen.constants.items() if s.name == 'b'][0]
+    g = [v for s, v in gen.constants.items() if s.name == 'g'][0]
+    gen.initial[e['theta']] = -np.arctan(b / g)
+    gen.initial[e['omega']] = 0.0
+    t_eval = np.linspace(0.0, 1.0, 11)
+    result = _simulate(gen, t_eval, backend)
+    x0 = gen.initial[e['x']]
+    np.testing.assert_allclose(result.q[:, 0], x0 + b * t_eval ** 2 / 2,
+                               rtol=0, atol=COMPARE * max(1.0, b))
+    np.testing.assert_allclose(result.q[:, 1], -np.arctan(b / g), rtol=0,
+                               atol=COMPARE)
+
+
+# ---------------------------------------------------------------------------
+# Models formed again after a change
+
+@pytest.mark.parametrize('case', [
+    _case(gm.chain, 91, n=2, body='particle',
+          marks=_xfail(1, 'simulate() keeps the first kanes_equations()')),
+    _case(gm.chain, 92, n=2, body='rigid', formulation='system')])
+def test_simulate_after_the_equations_are_formed_again(case):
+    """The notebook loop: run, change a load, form the equations again on
+    the same object, run again: the second run follows the new
+    equations."""
+    gen = _build(case)
+    _simulate(gen, np.linspace(0.0, 0.2, 3), 'auto')
+    changed = gm.reform(gen, 93)
+    assert_matches_sympy(changed, 'auto')
+
+
+@pytest.mark.parametrize('case', [
+    _case(gm.chain, 94, n=2, body='rigid',
+          marks=_xfail(1, 'linearize() keeps the first kanes_equations()')),
+    _case(gm.chain, 95, n=1, body='rigid', formulation='system')])
+def test_linearize_after_the_equations_are_formed_again(case):
+    gen = _build(case)
+    point = _moving_point(gen, 3)
+    linearize(gen.model, point, gen.constants)
+    changed = gm.reform(gen, 96)
+    assert_linearization_matches(changed, point)
+
+
+# ---------------------------------------------------------------------------
+# Static equilibrium
+
+def _independent_accelerations(gen, rest, time=0.0):
+    """SymPy's independent accelerations at the coordinates ``rest`` with
+    the independent speeds zero and the dependent ones as the velocity
+    constraints demand (all zero where they do not depend on time)."""
+    reference = Reference(gen)
+    q = np.array([rest[s] for s in reference.q], float)
+    y = reference.assemble(time, q, np.zeros(len(reference.u)),
+                           list(range(len(q))),
+                           [reference.u.index(s) for s in gen.u_ind])
+    rates = reference.rhs(time, y)[len(q):]
+    return rates[[reference.u.index(s) for s in gen.u_ind]]
+
+
+@pytest.mark.parametrize('independent', [
+    'x', pytest.param('y', marks=_xfail(
+        8, 'equilibrium() keeps the singular dependent set',
+        raises=Exception))])
+@pytest.mark.parametrize('offset', [0.3, 0.0])
+def test_equilibrium_of_the_pendulum_in_natural_coordinates(independent,
+                                                            offset):
+    """From a guess ``offset`` rad off (the exact one included) the bob
+    rests hanging, x = 0, y = -L."""
+    gen = gm.circle_pendulum(101, independent=independent)
+    L = gen.constants[gen.extra['L']]
+    x, y = gen.extra['x'], gen.extra['y']
+    rest = equilibrium(gen.model, {x: L * np.sin(offset),
+                                   y: -L * np.cos(offset)}, gen.constants)
+    assert abs(rest[x]) <= 1e-9 * L and abs(rest[y] + L) <= 1e-9 * L
+
+
+@_xfail(8, 'equilibrium() of a knife edge raises LinAlgError',
+        raises=Exception)
+def test_every_configuration_of_a_free_sled_is_an_equilibrium():
+    gen = gm.sled(102, offset=True, dependent='u_x')
+    x, y, th = gen.q
+    guess = {x: 0.3, y: -0.2, th: 0.0}
+    rest = equilibrium(gen.model, guess, gen.constants)
+    assert np.max(np.abs(_independent_accelerations(gen, rest))) <= 1e-10
+    assert all(abs(rest[s] - guess[s]) <= 1e-9 for s in guess)
+
+
+def test_equilibrium_with_a_moving_support_rests_relative_to_it():
+    """The pendulum whose support moves as A sin(w t): at the returned
+    coordinates, with the independent speed zero and the dependent one
+    as the moving constraint demands, the independent acceleration
+    vanishes."""
+    gen = gm.circle_pendulum(103, independent='x', support='explicit')
+    L = gen.constants[gen.extra['L']]
+    x, y = gen.extra['x'], gen.extra['y']
+    time = 0.4
+    rest = equilibrium(gen.model, {x: 0.1, y: -L}, gen.constants,
+                       time=time)
+    acceleration = _independent_accelerations(gen, rest, time)
+    assert np.max(np.abs(acceleration)) <= 1e-8
+
+
+# ---------------------------------------------------------------------------
+# The sweep: Hypothesis draws models from the same builders (marked
+# 'sweep', deselected by default; run with ``pytest -m sweep``,
+# ``ORACLE_EXAMPLES=n`` examples, 40 by default)
+
+def _known_defect(builder, kwargs):
+    """The issue-35 item that a drawn model meets on today's code (the
+    default cases above hold the strict xfails; the sweep leaves these
+    out until the item is fixed: delete its line here then)."""
+    if builder is gm.sled and kwargs.get('slip'):
+        return 2
+    return None
+
+
+_models = st.one_of(
+    st.builds(lambda seed, n, body, spatial, system, damping, names, loads:
+              (gm.chain, (seed,), dict(
+                  n=n, body=body if not system else 'rigid',
+                  spatial=spatial,
+                  formulation='system' if system else 'kane',
+                  damping=damping, names=names, loads=loads)),
+              st.integers(0, 10 ** 6), st.integers(1, 4),
+              st.sampled_from(['particle', 'rigid']), st.booleans(),
+              st.booleans(), st.booleans(),
+              st.sampled_from(['plain', 'internal']),
+              st.lists(st.sampled_from(['abs', 'max', 'heaviside', 'sign']),
+                       max_size=2, unique=True).map(tuple)),
+    st.builds(lambda seed, body, damping: (gm.four_bar, (seed,), dict(
+        body=body, damping=damping)), st.integers(0, 10 ** 6),
+        st.sampled_from(['particle', 'rigid']), st.booleans()),
+    st.builds(lambda seed: (gm.slider_crank, (seed,), {}),
+              st.integers(0, 10 ** 6)),
+    st.builds(lambda seed, ind, support, formulation, names: (
+        gm.circle_pendulum, (seed,), dict(
+            independent=ind, support=support, formulation=formulation,
+            names=names)), st.integers(0, 10 ** 6),
+        st.sampled_from(['x', 'y']), st.sampled_from([None, 'explicit']),
+        st.sampled_from(['kane', 'system']),
+        st.sampled_from(['plain', 'internal'])),
+    st.builds(lambda seed, offset, dependent, damping: (gm.sled, (seed,),
+              dict(offset=offset, dependent=dependent, damping=damping)),
+              st.integers(0, 10 ** 6), st.booleans(),
+              st.sampled_from(['u_x', 'u_y']), st.booleans()),
+    st.builds(lambda seed, law, names: (gm.relay_oscillator, (seed,), dict(
+        law=law, names=names)), st.integers(0, 10 ** 6),
+        st.sampled_from(['sign', 'abs', 'max']),
+        st.sampled_from(['plain', 'internal'])),
+)
+
+_SWEEP = settings(max_examples=int(os.environ.get('ORACLE_EXAMPLES', 40)),
+                  deadline=None, derandomize=True, database=None,
+                  suppress_health_check=list(HealthCheck))
+
+
+@pytest.mark.sweep
+@_SWEEP
+@given(case=_models, backend=st.sampled_from(BACKENDS))
+def test_sweep_simulate_matches_sympy_and_scipy(case, backend):
+    builder, args, kwargs = case
+    if _known_defect(builder, kwargs):
+        return
+    gen = builder(*args, **kwargs)
+    result, _ = assert_matches_sympy(gen, backend)
+    if gen.energy is not None:
+        energy = _lambdified(gen, gen.energy)(result.y)
+        power = _lambdified(gen, gen.power)(result.y)
+        work = integrate.cumulative_simpson(power, x=result.t, initial=0.0)
+        # 11 samples over 0.5 s: Simpson's error ~ T h**4 |P''''|/180
+        assert np.max(np.abs(energy - energy[0] - work)) <= 1e-4 * max(
+            1.0, np.abs(energy).max())
+
+
+@pytest.mark.sweep
+@_SWEEP
+@given(case=_models, seed=st.integers(0, 10 ** 6))
+def test_sweep_linearize_matches_central_differences(case, seed):
+    builder, args, kwargs = case
+    if _known_defect(builder, kwargs) or kwargs.get('loads') or \
+            builder is gm.relay_oscillator:
+        return      # item 9 (non-smooth loads) and feedback inputs: above
+    gen = builder(*args, **kwargs)
+    assert_linearization_matches(gen, _moving_point(gen, seed))
