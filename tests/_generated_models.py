@@ -30,7 +30,8 @@ import sympy.physics.mechanics as me
 
 __all__ = ['Generated', 'chain', 'four_bar', 'slider_crank',
            'circle_pendulum', 'sled', 'cart_at_prescribed_speed',
-           'conveyor', 'relay_oscillator', 'reform', 'INTERNAL_NAMES']
+           'conveyor', 'relay_oscillator', 'auxiliary_pendulum',
+           'block_drop', 'reform', 'INTERNAL_NAMES']
 
 TIME = me.dynamicsymbols._t
 
@@ -458,7 +459,7 @@ def slider_crank(seed):
 
 
 def circle_pendulum(seed, independent='x', support=None,
-                    formulation='kane', names='plain'):
+                    formulation='kane', names='plain', mistyped=False):
     """A pendulum bob written as a point ``(x, y)`` at distance ``L``
     from its support ``(a(t), 0)``: the configuration constraint
     ``(x - a)**2 + y**2 - L**2 = 0`` and its time derivative as the
@@ -466,7 +467,9 @@ def circle_pendulum(seed, independent='x', support=None,
     coordinate. ``support``: None (fixed, a = 0), 'explicit' (a = A
     sin(w t), time in the constraints) or 'specified' (a = s(t), a
     specified input given as A sin(w t): an input in the configuration
-    and velocity constraints)."""
+    and velocity constraints). ``mistyped``: the velocity constraint
+    written with a wrong sign, ``(x - a) u_x - y u_y``, no longer the time
+    derivative of the configuration constraint (a user's typo)."""
     rng = np.random.default_rng(seed)
     xn, yn = (('x0', 'in1') if names == 'internal' else ('x', 'y'))
     x, y = me.dynamicsymbols(f'{xn} {yn}')
@@ -487,7 +490,8 @@ def circle_pendulum(seed, independent='x', support=None,
             specified = {s: a}
             a = s
     holonomic = [(x - a) ** 2 + y ** 2 - L ** 2]
-    velocity = [((x - a) * (ux - a.diff(TIME)) + y * uy)]
+    velocity = [((x - a) * (ux - a.diff(TIME))
+                 + (-1 if mistyped else 1) * y * uy)]
     N = me.ReferenceFrame('t' if names == 'internal' else 'N')
     O = me.Point('_x' if names == 'internal' else 'O')
     O.set_vel(N, 0)
@@ -703,6 +707,100 @@ def relay_oscillator(seed, law='sign', names='plain'):
         name=f'relay-{law}-{names}-{seed}', model=kane, frame=N, q=(x,),
         u=(v,), q_ind=(x,), u_ind=(v,), constants=constants,
         initial=initial, specified={F: law_expr}, extra=dict(F=F))
+
+
+def auxiliary_pendulum(seed, constrained=False):
+    """A pendulum with SymPy's auxiliary speed ``u_a`` along its rod, to
+    bring the rod's tension ``R`` (a dynamic symbol in the loads) into
+    evidence through ``kane.auxiliary_eqs``: written with an angle
+    (no constraints) or in natural coordinates ``(x, y)`` with the
+    configuration constraint ``x**2 + y**2 - L**2`` (``constrained``)."""
+    rng = np.random.default_rng(seed)
+    m, g, L = sm.symbols('m g L')
+    ua, R = me.dynamicsymbols('u_a R')
+    constants = {m: _uniform(rng, 0.5, 2.0), g: 9.81,
+                 L: _uniform(rng, 0.5, 1.5)}
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    angle = _uniform(rng, -1.0, 1.0)
+    if not constrained:
+        th, w = me.dynamicsymbols('theta omega')
+        A = N.orientnew('A', 'Axis', (th, N.z))
+        A.set_ang_vel(N, w * N.z)
+        P = O.locatenew('P', -L * A.y)
+        P.set_vel(N, L * w * A.x - ua * A.y)
+        kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w],
+                              u_auxiliary=[ua])
+        q, u, q_ind, u_ind = (th,), (w,), (th,), (w,)
+        holonomic, velocity = (), ()
+        outward = -A.y
+        initial = {th: angle, w: 0.0}
+    else:
+        x, y, ux, uy = me.dynamicsymbols('x y u_x u_y')
+        P = O.locatenew('P', x * N.x + y * N.y)
+        outward = (x * N.x + y * N.y) / L
+        P.set_vel(N, ux * N.x + uy * N.y + ua * outward)
+        holonomic = (x ** 2 + y ** 2 - L ** 2,)
+        velocity = (x * ux + y * uy,)
+        kane = me.KanesMethod(
+            N, [x], [ux], kd_eqs=[x.diff() - ux, y.diff() - uy],
+            q_dependent=[y], u_dependent=[uy],
+            configuration_constraints=list(holonomic),
+            velocity_constraints=list(velocity), u_auxiliary=[ua])
+        q, u, q_ind, u_ind = (x, y), (ux, uy), (x,), (ux,)
+        length = constants[L]
+        initial = {x: length * np.sin(angle),
+                   y: -length * np.cos(angle) * (1 + 1e-3), ux: 0.0}
+    # R pulls the bob towards the pin
+    kane.kanes_equations([me.Particle('bob', P, m)],
+                         [(P, -m * g * N.y - R * outward)])
+    return Generated(
+        name=f'auxiliary_pendulum-{constrained}-{seed}', model=kane,
+        frame=N, q=q, u=u, q_ind=q_ind, u_ind=u_ind, constants=constants,
+        initial=initial, holonomic=holonomic, velocity=velocity,
+        extra=dict(R=R))
+
+
+def block_drop(seed):
+    """A rigid block (half sizes ``a`` by ``b``) moving in the vertical
+    plane x-z, tilted ``theta``, dropped onto the ground ``z = 0`` where
+    its lowest corner meets it through :class:`sympy_loads's
+    HuntCrossleyContact` (the load is the model's; the oracles use only
+    SymPy's equations of it). The block starts in free flight."""
+    from sympy_loads import HuntCrossleyContact
+    rng = np.random.default_rng(seed)
+    x, z, th = me.dynamicsymbols('x z theta')
+    ux, uz, w = me.dynamicsymbols('u_x u_z omega')
+    m, g, a, b, k, c = sm.symbols('m g a b k c')
+    constants = {m: _uniform(rng, 0.5, 2.0), g: 9.81,
+                 a: _uniform(rng, 0.1, 0.3), b: _uniform(rng, 0.05, 0.15),
+                 k: _uniform(rng, 1e4, 1e5), c: _uniform(rng, 0.1, 1.0)}
+    N = me.ReferenceFrame('N')
+    B = N.orientnew('B', 'Axis', (th, N.y))
+    B.set_ang_vel(N, w * N.y)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    G = O.locatenew('G', x * N.x + z * N.z)
+    G.set_vel(N, ux * N.x + uz * N.z)
+    K = G.locatenew('K', a * B.x - b * B.z)
+    K.v2pt_theory(G, N, B)
+    inertia = m * (a ** 2 + b ** 2) / 3
+    body = me.RigidBody('block', G, B, m,
+                        (me.inertia(B, 0, inertia, 0), G))
+    contact = HuntCrossleyContact(K, O, N.z, N, stiffness=k, damping=c)
+    loads = [(G, -m * g * N.z)] + list(contact.to_loads())
+    kane = me.KanesMethod(N, [x, z, th], [ux, uz, w],
+                          kd_eqs=[x.diff() - ux, z.diff() - uz,
+                                  th.diff() - w])
+    kane.kanes_equations([body], loads)
+    initial = {x: 0.0, z: _uniform(rng, 0.3, 0.4),
+               th: _uniform(rng, 0.2, 0.5), ux: _uniform(rng, -0.5, 0.5),
+               uz: 0.0, w: _uniform(rng, -1.0, 1.0)}
+    return Generated(
+        name=f'block_drop-{seed}', model=kane, frame=N, q=(x, z, th),
+        u=(ux, uz, w), q_ind=(x, z, th), u_ind=(ux, uz, w),
+        constants=constants, initial=initial)
 
 
 # ---------------------------------------------------------------------------
