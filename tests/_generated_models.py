@@ -759,7 +759,7 @@ def auxiliary_pendulum(seed, constrained=False):
         name=f'auxiliary_pendulum-{constrained}-{seed}', model=kane,
         frame=N, q=q, u=u, q_ind=q_ind, u_ind=u_ind, constants=constants,
         initial=initial, holonomic=holonomic, velocity=velocity,
-        extra=dict(R=R))
+        extra=dict(R=R, reactions=(R,)))
 
 
 def block_drop(seed):

@@ -125,7 +125,15 @@ class Reference:
             return _clamp_fractional_powers(
                 matrix.xreplace(numbers).xreplace(to_plain))
 
-        M, F = prepare(kane.mass_matrix_full), prepare(kane.forcing_full)
+        M, F = kane.mass_matrix_full, kane.forcing_full
+        # a reaction brought into evidence by auxiliary speeds may be left
+        # in SymPy's forcing with a coefficient that is zero only after
+        # simplification: checked, then set to 0
+        reactions = gen.extra.get('reactions', ())
+        for reaction in reactions:
+            assert sm.simplify(F.diff(reaction)) == sm.zeros(*F.shape)
+        F = F.xreplace({reaction: 0 for reaction in reactions})
+        M, F = prepare(M), prepare(F)
         leftover = (M.free_symbols | F.free_symbols) - set(ys) - set(ps) \
             - {tau}
         assert not leftover, f'oracle: unset symbols {leftover}'
@@ -355,15 +363,16 @@ def test_mistyped_velocity_constraint_is_refused_or_harmless():
     """The pendulum in natural coordinates with its velocity constraint
     mistyped (x u_x - y u_y instead of x u_x + y u_y): simulate() refuses
     it naming the velocity constraints, or (were it to repair it) the
-    returned motion keeps the energy, as the true pendulum does."""
-    gen = gm.circle_pendulum(16, independent='x', mistyped=True)
+    returned motion keeps the energy, as the true pendulum does. Today
+    it returns success=True with the energy changed by 2.2 J."""
+    gen = gm.circle_pendulum(17, independent='x', mistyped=True)
     t_eval = np.linspace(0.0, 1.0, 101)
     try:
         result = _simulate(gen, t_eval, 'auto')
     except ValueError as error:
         assert 'velocity' in str(error), str(error)
         return
-    right = gm.circle_pendulum(16, independent='x')
+    right = gm.circle_pendulum(17, independent='x')
     energy = _lambdified(right, right.energy)(result.y)
     assert np.ptp(energy) <= COMPARE * max(1.0, np.abs(energy).max())
 
@@ -767,12 +776,23 @@ def test_equilibrium_with_a_moving_support_rests_relative_to_it():
 # 'sweep', deselected by default; run with ``pytest -m sweep``,
 # ``ORACLE_EXAMPLES=n`` examples, 40 by default)
 
+def _reformed_chain(seed, n, formulation):
+    """A chain run once (so that its equations are generated and cached),
+    then changed and formed again on the same object."""
+    gen = gm.chain(seed, n=n, body='rigid', formulation=formulation)
+    _simulate(gen, np.linspace(0.0, 0.1, 2), 'numpy')
+    return gm.reform(gen, seed + 1)
+
+
 def _known_defect(builder, kwargs):
     """The issue-35 item that a drawn model meets on today's code (the
     default cases above hold the strict xfails; the sweep leaves these
     out until the item is fixed: delete its line here then)."""
-    if builder is gm.sled and kwargs.get('slip'):
+    if builder in (gm.sled, gm.cart_at_prescribed_speed) and \
+            kwargs.get('slip', kwargs.get('profile')):
         return 2
+    if builder is _reformed_chain and kwargs['formulation'] == 'kane':
+        return 1
     return None
 
 
@@ -809,6 +829,15 @@ _models = st.one_of(
         law=law, names=names)), st.integers(0, 10 ** 6),
         st.sampled_from(['sign', 'abs', 'max']),
         st.sampled_from(['plain', 'internal'])),
+    st.builds(lambda seed, slip, offset: (gm.sled, (seed,), dict(
+        slip=slip, offset=offset)), st.integers(0, 10 ** 6),
+        st.sampled_from(['ramp', 'sine']), st.booleans()),
+    st.builds(lambda seed, profile: (gm.cart_at_prescribed_speed, (seed,),
+                                     dict(profile=profile)),
+              st.integers(0, 10 ** 6), st.sampled_from(['ramp', 'sine'])),
+    st.builds(lambda seed, n, formulation: (_reformed_chain, (seed,), dict(
+        n=n, formulation=formulation)), st.integers(0, 10 ** 6),
+        st.integers(1, 3), st.sampled_from(['kane', 'system'])),
 )
 
 _SWEEP = settings(max_examples=int(os.environ.get('ORACLE_EXAMPLES', 40)),
@@ -844,4 +873,55 @@ def test_sweep_linearize_matches_central_differences(case, seed):
             builder is gm.relay_oscillator:
         return      # item 9 (non-smooth loads) and feedback inputs: above
     gen = builder(*args, **kwargs)
-    assert_linearization_matches(gen, _moving_point(gen, seed))
+    values = {s: 0.5 for s in gen.specified}
+    assert_linearization_matches(gen, _moving_point(gen, seed),
+                                 inputs=list(values), values=values)
+
+
+@pytest.mark.sweep
+@pytest.mark.parametrize('tolerance', [1e-10, 1e-12])
+@pytest.mark.parametrize('independent', [
+    pytest.param('x', marks=_xfail(
+        14, 'natural coordinates: the dependent coordinate carries the '
+        'error amplified by the block')),
+    pytest.param('y', marks=_xfail(
+        14, 'natural coordinates: the dependent coordinate carries the '
+        'error amplified by the block'))])
+def test_pendulum_in_natural_coordinates_as_accurate_as_with_an_angle(
+        independent, tolerance):
+    """The IFToMM A01 pendulum (L = 1 m, released horizontal) for 50 s,
+    as a point (x, y) on its circle and as an angle, both against SciPy's
+    DOP853 at 1e-13 on the angle equation: the requested tolerance holds
+    for every coordinate, so the natural-coordinate model's error is
+    within 5 times the angle model's (issue 35's target)."""
+    gen = gm.circle_pendulum(0, independent=independent)
+    L, g = gen.extra['L'], gen.extra['g']
+    constants = {**gen.constants, L: 1.0}
+    x, y = gen.extra['x'], gen.extra['y']
+    t_eval = np.linspace(0.0, 50.0, 501)
+    exact = integrate.solve_ivp(
+        lambda t, s: [s[1], -constants[g] * np.sin(s[0])], (0.0, 50.0),
+        [np.pi / 2, 0.0], method='DOP853', rtol=1e-13, atol=1e-13,
+        t_eval=t_eval).y[0]
+    start = ({x: 1.0, y: -1e-3} if independent == 'x'
+             else {x: 1.0 - 1e-3, y: 0.0})
+    natural = simulate(gen.model, (0.0, 50.0), {**start, gen.u_ind[0]: 0.0},
+                       constants, t_eval=t_eval, rtol=tolerance,
+                       atol=tolerance)
+    column = list(gen.kane.q).index(x)
+    error_natural = np.max(np.abs(natural.q[:, column] - np.sin(exact)))
+    th, w = me.dynamicsymbols('theta omega')
+    N = me.ReferenceFrame('N')
+    A = N.orientnew('A', 'Axis', (th, N.z))
+    A.set_ang_vel(N, w * N.z)
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', -L * A.y)
+    P.v2pt_theory(O, N, A)
+    kane = me.KanesMethod(N, [th], [w], kd_eqs=[th.diff() - w])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y)])
+    angle = simulate(kane, (0.0, 50.0), {th: np.pi / 2, w: 0.0},
+                     {g: constants[g], L: 1.0}, t_eval=t_eval,
+                     rtol=tolerance, atol=tolerance)
+    error_angle = np.max(np.abs(np.sin(angle.q[:, 0]) - np.sin(exact)))
+    assert error_natural <= 5 * max(error_angle, tolerance)
