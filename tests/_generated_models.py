@@ -7,8 +7,10 @@ Each builder takes a seed (and the shape of the model) and returns a
 joints), random constants in physically sane ranges, initial values, the
 specified inputs as SymPy expressions of time, the constraints as written,
 and, where the model has them, its energy and the power of its
-non-conservative loads. Nothing here imports ``sympy_loads``: the oracles
-built on these models share no code with the engine.
+non-conservative loads. Nothing here imports ``sympy_loads`` but
+:func:`block_drop`, whose model has the library's Hunt-Crossley contact
+as a load; the oracles use only SymPy's equations of the models, so they
+share no code with the engine.
 
 The models walk the edges named in issue 35: open chains of particles or
 rigid bodies (1 to 4 links, planar or spatial, ``KanesMethod`` or
@@ -765,9 +767,10 @@ def auxiliary_pendulum(seed, constrained=False):
 def block_drop(seed):
     """A rigid block (half sizes ``a`` by ``b``) moving in the vertical
     plane x-z, tilted ``theta``, dropped onto the ground ``z = 0`` where
-    its lowest corner meets it through :class:`sympy_loads's
-    HuntCrossleyContact` (the load is the model's; the oracles use only
-    SymPy's equations of it). The block starts in free flight."""
+    its corner ``K`` meets it through
+    :class:`~sympy_loads.HuntCrossleyContact` (the load is the model's;
+    the oracles use only SymPy's equations of it). The block starts in
+    free flight; only that corner touches the ground."""
     from sympy_loads import HuntCrossleyContact
     rng = np.random.default_rng(seed)
     x, z, th = me.dynamicsymbols('x z theta')
