@@ -32,7 +32,8 @@ import sympy.physics.mechanics as me
 
 __all__ = ['Generated', 'chain', 'four_bar', 'slider_crank',
            'circle_pendulum', 'sled', 'cart_at_prescribed_speed',
-           'conveyor', 'relay_oscillator', 'auxiliary_pendulum',
+           'conveyor', 'relay_oscillator', 'named_line',
+           'auxiliary_pendulum',
            'block_drop', 'reform', 'INTERNAL_NAMES']
 
 TIME = me.dynamicsymbols._t
@@ -709,6 +710,34 @@ def relay_oscillator(seed, law='sign', names='plain'):
         name=f'relay-{law}-{names}-{seed}', model=kane, frame=N, q=(x,),
         u=(v,), q_ind=(x,), u_ind=(v,), constants=constants,
         initial=initial, specified={F: law_expr}, extra=dict(F=F))
+
+
+def named_line(seed, names):
+    """A damped spring-mass on a line pushed by the specified force
+    ``F = A sin(3 t) + c x`` (time and state), with its coordinate, speed,
+    input and constants named by ``names`` = (coordinate, speed, input,
+    (mass, stiffness, damping)): names of Python keywords, of NumPy and
+    SymPy objects, of the code generators' internals."""
+    rng = np.random.default_rng(seed)
+    xn, vn, fn, (mn, kn, cn) = names
+    x, v, F = me.dynamicsymbols(f'{xn} {vn} {fn}')
+    m, k, c, amp = sm.symbols(f'{mn} {kn} {cn} A_')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x)
+    P.set_vel(N, v * N.x)
+    kane = me.KanesMethod(N, [x], [v], kd_eqs=[x.diff() - v])
+    kane.kanes_equations([me.Particle('p', P, m)],
+                         [(P, (-k * x - c * v + F) * N.x)])
+    constants = {m: _uniform(rng, 0.5, 2.0), k: _uniform(rng, 1.0, 10.0),
+                 c: _uniform(rng, 0.1, 1.0), amp: _uniform(rng, 0.2, 1.0)}
+    return Generated(
+        name=f'named_line-{"-".join([xn, vn, fn, mn, kn, cn])}-{seed}',
+        model=kane, frame=N, q=(x,), u=(v,), q_ind=(x,), u_ind=(v,),
+        constants=constants,
+        initial={x: _uniform(rng, -0.5, 0.5), v: _uniform(rng, -1, 1)},
+        specified={F: amp * sm.sin(3 * TIME) + c * x})
 
 
 def auxiliary_pendulum(seed, constrained=False):

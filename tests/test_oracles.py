@@ -213,10 +213,12 @@ def _simulate(gen, t_eval, backend, **options):
     return result
 
 
-def assert_matches_sympy(gen, backend, span=0.5, samples=11, **options):
+def assert_matches_sympy(gen, backend, span=0.5, samples=11, start=0.0,
+                         **options):
     """Oracle (a): simulate() against SymPy's equations integrated by
-    SciPy (see COMPARE for the tolerance)."""
-    t_eval = np.linspace(0.0, span, samples)
+    SciPy (see COMPARE for the tolerance), from ``start`` over ``span``
+    (negative: backward in time)."""
+    t_eval = np.linspace(start, start + span, samples)
     reference = Reference(gen).integrate(t_eval)
     result = _simulate(gen, t_eval, backend, **options)
     error = np.abs(result.y - reference)
@@ -293,6 +295,35 @@ INPUT_IN_CONSTRAINT_CASES = [
 @pytest.mark.parametrize('case', TRAJECTORY_CASES)
 def test_simulate_matches_sympy_and_scipy(case, backend):
     assert_matches_sympy(_build(case), backend)
+
+
+@pytest.mark.parametrize('case, start, span', [
+    ((gm.circle_pendulum, (17,), dict(independent='y', support='explicit')),
+     1.2, -0.5),
+    ((gm.sled, (18,), dict(offset=True, dependent='u_y')), 0.7, 0.5),
+    ((gm.four_bar, (19,), dict(body='particle')), 0.5, -0.5)],
+    ids=['circle_pendulum-explicit-backward', 'sled-from-0.7',
+         'four_bar-backward'])
+def test_simulate_from_another_start_and_backward(case, start, span):
+    """Time-dependent constraints from t0 != 0, and runs backward in
+    time, against SymPy + SciPy run the same way."""
+    assert_matches_sympy(_build(case), 'auto', span=span, start=start)
+
+
+# Symbols named as Python keywords, NumPy and SymPy objects and the code
+# generators' internals, also colliding with each other (an input and a
+# constant both named in1, a coordinate and a constant both named q)
+NAMES = [('x', 'v', 'F', ('pi', 'E', 'I')),
+         ('lambda', 'def', 'F', ('sqrt', 'numpy', 'exp')),
+         ('in0', 'in1', '_in0', ('in1', 'x0', '_in1')),
+         ('q', 'cse0', 'x0', ('q', '_Dummy_12', 'tau'))]
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+@pytest.mark.parametrize('names', NAMES, ids=lambda n: '-'.join(
+    [n[0], n[1], n[2], *n[3]]))
+def test_symbols_named_like_internals(names, backend):
+    assert_matches_sympy(gm.named_line(20, names), backend)
 
 
 @pytest.mark.parametrize('case', INPUT_IN_CONSTRAINT_CASES)
