@@ -111,14 +111,18 @@ def _uniform(rng, low, high):
 # ---------------------------------------------------------------------------
 # Open chains
 
-def _chain_axes(rng, n, spatial):
+def _chain_axes(rng, n, spatial, along_links=True):
     """Joint axes, as components in the parent's frame: all z (planar) or
-    a random sequence of x, y and z, no two neighbours alike (spatial)."""
+    a random sequence of x, y and z, no two neighbours alike (spatial).
+    Without ``along_links`` the links' own direction y is left out: a
+    point mass turning about its link would not move (a singular mass
+    matrix)."""
     if not spatial:
         return [(0.0, 0.0, 1.0)] * n
     axes, last = [], None
     for _ in range(n):
-        choices = [i for i in range(3) if i != last]
+        choices = [i for i in range(3)
+                   if i != last and (along_links or i != 1)]
         last = int(rng.choice(choices))
         axes.append(tuple(1.0 if i == last else 0.0 for i in range(3)))
     return axes
@@ -148,7 +152,7 @@ def chain(seed, n=2, body='particle', spatial=False, formulation='kane',
     lengths = sm.symbols([f'l{i + 1}' for i in range(n)])
     g = sm.Symbol('g')
     c = sm.symbols([f'c{i + 1}' for i in range(n)])
-    axes = _chain_axes(rng, n, spatial)
+    axes = _chain_axes(rng, n, spatial, along_links=body == 'rigid')
     constants = {g: 9.81}
     for i in range(n):
         constants[masses[i]] = _uniform(rng, 0.5, 2.0)
