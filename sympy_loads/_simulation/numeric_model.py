@@ -65,12 +65,46 @@ def _reactions(kane, u_aux, equations):
         return []
     aux = sm.Matrix(kane.auxiliary_eqs)
     known = set(kane.q) | set(kane.u) | set(u_aux)
-    main = set(find_dynamicsymbols(equations))
-    for matrix in (kane.mass_matrix, kane.forcing):
-        main |= set(find_dynamicsymbols(sm.Matrix(matrix)))
+    matrices = [sm.Matrix(equations), sm.Matrix(kane.mass_matrix),
+                sm.Matrix(kane.forcing)]
+    main = set()
+    for matrix in matrices:
+        main |= set(find_dynamicsymbols(matrix))
     found = {s for s in find_dynamicsymbols(aux)
              if not isinstance(s, sm.Derivative) and s not in known}
-    return sorted(found - main, key=_symbol_key)
+    # SymPy's reduced equations of a constrained model may keep a
+    # reaction with a coefficient that is zero only after simplification
+    # (a noncontributing force): it is a reaction too
+    return sorted((s for s in found
+                   if s not in main or _absent_from(s, matrices)),
+                  key=_symbol_key)
+
+
+def _absent_from(symbol, matrices, points=3, seed=0):
+    """Whether the derivative of every entry of ``matrices`` with respect
+    to ``symbol`` is zero at ``points`` random values of all their symbols
+    and functions of time (to round-off): a coefficient that only
+    simplifies to zero."""
+    rng = np.random.default_rng(seed)
+    derivatives = [m.diff(symbol) for m in matrices]
+    atoms = set()
+    for m in derivatives:
+        atoms |= m.atoms(sm.Derivative)
+        atoms |= {f for f in m.atoms(sm.Function)
+                  if isinstance(f, sm.core.function.AppliedUndef)}
+        atoms |= m.free_symbols
+    atoms.discard(dynamicsymbols._t)
+    ordered = sorted(atoms, key=str)       # reproducible random values
+    for _ in range(points):
+        # xreplace takes a Derivative(q(t), t) whole, q(t) elsewhere
+        values = {a: sm.Float(rng.uniform(0.5, 1.5)) for a in ordered}
+        values[dynamicsymbols._t] = sm.Float(rng.uniform(0.5, 1.5))
+        for m in derivatives:
+            numbers = [complex(e.xreplace(values).evalf())
+                       for e in m if e != 0]
+            if any(abs(v) > 1e-9 for v in numbers):
+                return False
+    return True
 
 
 def _velocity_parts(body, frame):
