@@ -12,7 +12,12 @@ data flows through it:
 * :mod:`.integrators`: the integrators (compiled DOP853 stepping, SciPy's);
 * :mod:`.impacts` and :mod:`.stick_slip`: runs in phases, between impacts
   or switches of joint friction;
-* :mod:`.workers`: the parts of a parameter study that run in workers.
+* :mod:`.workers`: the parts of a parameter study that run in workers;
+* :mod:`.linearization`: linear models and equilibria about an operating
+  point, differentiating piecewise-smooth loads (``Abs``, ``Max``,
+  ``Heaviside``, ...) where they are smooth (:mod:`.piecewise_smooth`);
+  :mod:`.feedback`: the variants of a numeric model with state-feedback
+  expressions compiled in.
 
 Nothing here is public API.
 """
