@@ -277,6 +277,8 @@ def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
     status, stop, message = None, None, ''
     while status is None:
         start = (solver.t, solver.y.copy())
+        _tighten(solver, method, problem.tolerance_factor(
+            solver.t, solver.y, rtol, atol), rtol, atol)
         try:
             message = solver.step()
         except SimulationError:
@@ -356,8 +358,9 @@ def _threshold_crossing(problem, solver, start, method, rtol, atol,
     if root == t_old:
         return t, y
     try:
-        part = _SOLVERS[method](solver.fun, t_old, y_old, root, rtol=rtol,
-                                atol=atol, first_step=abs(root - t_old),
+        part = _SOLVERS[method](solver.fun, t_old, y_old, root,
+                                rtol=solver.rtol, atol=solver.atol,
+                                first_step=abs(root - t_old),
                                 **options)
         while part.status == 'running':
             part.step()
@@ -366,6 +369,30 @@ def _threshold_crossing(problem, solver, start, method, rtol, atol,
     if part.status != 'finished':
         return t, y
     return root, part.y.copy()
+
+
+def _tighten(solver, method, factor, rtol, atol):
+    """Give ``solver`` (a ``solve_ivp`` solver of ``method``) the
+    tolerances ``rtol, atol`` divided by ``factor``
+    (:meth:`.problem.Problem.tolerance_factor`) for its next step (``rtol``
+    no lower than the ``100 eps`` that ``solve_ivp`` allows)."""
+    tight_rtol = max(rtol / factor, 100 * _EPS)
+    tight_atol = np.asarray(atol, dtype=float) / factor
+    if method == 'LSODA':
+        _set_lsoda_tolerances(solver, tight_rtol, tight_atol)
+    else:
+        solver.rtol, solver.atol = tight_rtol, tight_atol
+
+
+def _set_lsoda_tolerances(solver, rtol, atol):
+    """LSODA's tolerances for its next steps. SciPy's ``LSODA`` passes
+    them to ODEPACK's LSODA at every call (its ``call_args``; a private
+    attribute, read and written here only), which weighs the error with
+    them anew at every step (ODEPACK allows changing them between
+    calls)."""
+    integrator = solver._lsoda_solver._integrator
+    integrator.call_args[0] = rtol
+    integrator.call_args[1] = atol if np.ndim(atol) else float(atol)
 
 
 def _better_elsewhere(problem, t, y):

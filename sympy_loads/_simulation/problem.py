@@ -43,6 +43,15 @@ _NEWTON_STATUS = {1: 'reached its iteration limit',
                   3: 'met constraints that are not finite',
                   4: 'met coordinates that are not finite'}
 
+# the relative step of the central differences of Problem.tolerance_factor
+# (a weight needs two digits; Newton solves the dependent entries to about
+# the rounding unit)
+SENSITIVITY_STEP = 1e-6
+# the most Problem.tolerance_factor tightens the integrator's tolerance
+# (the partition's blocks keep the sensitivity within about PARTITION_LOOK
+# of the best set's; a larger one is the mechanism's own)
+SENSITIVITY_CAP = 100.0
+
 # the kinds of run (joint friction, compiled stepping, impacts) whose
 # kernels Problem.warm_up() has loaded in this process
 _WARM = set()
@@ -371,6 +380,56 @@ class Problem:
             return False
         self._next_gain = 1.0
         return True
+
+    def tolerance_factor(self, t, y, rtol, atol):
+        """How many times tighter than ``rtol, atol`` the integrator's
+        tolerance must be at the accepted state ``(t, y)`` for the
+        dependent coordinates and speeds to hold them too (at least 1, at
+        most :data:`SENSITIVITY_CAP`; 1 where nothing is dependent or the
+        state cannot be corrected).
+
+        The dependent entries ``d`` follow the independent ones ``z`` (the
+        state's independent coordinates and speeds) through
+        ``S = dd/dz`` (``-Phi_d^-1 Phi_i`` for the coordinates; for the
+        speeds also the velocity constraints' change with the
+        coordinates, which dominates where the dependent speed's block
+        degrades at speed: the IFToMM A01 pendulum's ``u_x = -y u_y/x``
+        near the end of a chart). ``S`` is taken by central differences of
+        :meth:`full_state`, and the factor is the largest
+        ``|S_ij| w_j / w_i`` over the error weights ``w = atol + rtol |.|``
+        of each entry."""
+        if not self.threshold:
+            return 1.0
+        nm = self.nm
+        z_index = np.concatenate([nm.q_ind_idx,
+                                  self.nq + np.arange(len(nm.u_ind_idx))])
+        y = np.asarray(y, dtype=float)
+        try:
+            q, u = self.full_state(t, y)
+            columns = []
+            for j in z_index:
+                delta = SENSITIVITY_STEP * max(1.0, abs(y[j]))
+                ends = []
+                for sign in (1.0, -1.0):
+                    shifted = y.copy()
+                    shifted[j] += sign * delta
+                    shifted[nm.q_dep_idx] = q[nm.q_dep_idx]
+                    qs, us = self.full_state(t, shifted)
+                    ends.append(np.concatenate([qs[nm.q_dep_idx],
+                                                us[nm.u_dep_idx]]))
+                columns.append((ends[0] - ends[1]) / (2.0 * delta))
+        except SimulationError:
+            return 1.0
+        dependent = np.concatenate([q[nm.q_dep_idx], u[nm.u_dep_idx]])
+        if not len(dependent) or not len(columns):
+            return 1.0
+        S = np.column_stack(columns)
+        w_dep = atol + rtol * np.abs(dependent)
+        w_ind = atol + rtol * np.abs(y[z_index])
+        factor = float(np.max(np.abs(S) * w_ind[None, :] / w_dep[:, None]))
+        if not math.isfinite(factor):
+            return 1.0
+        return min(max(factor, 1.0), SENSITIVITY_CAP)
 
     @staticmethod
     def _next_threshold(kernel, measures, best):
