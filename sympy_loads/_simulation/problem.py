@@ -396,8 +396,10 @@ class Problem:
         degrades at speed: the IFToMM A01 pendulum's ``u_x = -y u_y/x``
         near the end of a chart). ``S`` is taken by central differences of
         :meth:`full_state`, and the factor is the largest
-        ``|S_ij| w_j / w_i`` over the error weights ``w = atol + rtol |.|``
-        of each entry."""
+        ``sum_j |S_ij| w_j / w_i`` over the dependent entries ``i``, with
+        the error weights ``w = atol + rtol |.|`` of each entry: the bound
+        of a dependent entry's error where every independent entry's error
+        is within its weight."""
         if not self.threshold:
             return 1.0
         nm = self.nm
@@ -426,7 +428,7 @@ class Problem:
         S = np.column_stack(columns)
         w_dep = atol + rtol * np.abs(dependent)
         w_ind = atol + rtol * np.abs(y[z_index])
-        factor = float(np.max(np.abs(S) * w_ind[None, :] / w_dep[:, None]))
+        factor = float(np.max(np.abs(S) @ w_ind / w_dep))
         if not math.isfinite(factor):
             return 1.0
         return min(max(factor, 1.0), SENSITIVITY_CAP)
