@@ -733,6 +733,9 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
     status, t_hit, i_hit, y_hit = None, None, None, None
     halt = None
     while status is None:
+        if watch is not None:
+            _tighten(solver, method, watch.tolerance_factor(
+                solver.t, solver.y, rtol, atol), rtol, atol)
         message = solver.step()
         if solver.status == 'failed':
             status = -1

@@ -395,39 +395,42 @@ class Problem:
         coordinates, which dominates where the dependent speed's block
         degrades at speed: the IFToMM A01 pendulum's ``u_x = -y u_y/x``
         near the end of a chart). ``S`` is taken by central differences of
-        :meth:`full_state`, and the factor is the largest
+        the corrected state (:meth:`_samples`), and the factor is the largest
         ``sum_j |S_ij| w_j / w_i`` over the dependent entries ``i``, with
         the error weights ``w = atol + rtol |.|`` of each entry: the bound
         of a dependent entry's error where every independent entry's error
         is within its weight."""
-        if not self.threshold:
+        if not self.reselects:
             return 1.0
         nm = self.nm
         z_index = np.concatenate([nm.q_ind_idx,
                                   self.nq + np.arange(len(nm.u_ind_idx))])
         y = np.asarray(y, dtype=float)
+        delta = SENSITIVITY_STEP * np.maximum(1.0, np.abs(y[z_index]))
+        # the state and its shifts (+delta_j, -delta_j), corrected
+        # together (the compiled kernels correct them in one call)
+        shifted = np.repeat(y[:, None], 1 + 2 * len(z_index), axis=1)
+        for k, (j, h) in enumerate(zip(z_index, delta)):
+            shifted[j, 1 + 2 * k] += h
+            shifted[j, 2 + 2 * k] -= h
         try:
-            q, u = self.full_state(t, y)
-            columns = []
-            for j in z_index:
-                delta = SENSITIVITY_STEP * max(1.0, abs(y[j]))
-                ends = []
-                for sign in (1.0, -1.0):
-                    shifted = y.copy()
-                    shifted[j] += sign * delta
-                    shifted[nm.q_dep_idx] = q[nm.q_dep_idx]
-                    qs, us = self.full_state(t, shifted)
-                    ends.append(np.concatenate([qs[nm.q_dep_idx],
-                                                us[nm.u_dep_idx]]))
-                columns.append((ends[0] - ends[1]) / (2.0 * delta))
+            q, u, _, _ = self._samples(np.full(shifted.shape[1], float(t)),
+                                       shifted)
         except SimulationError:
             return 1.0
+        d = np.column_stack([q[:, nm.q_dep_idx], u[:, nm.u_dep_idx]])
+        S = ((d[1::2] - d[2::2]) / (2.0 * delta[:, None])).T
+        q, u = q[0], u[0]
         dependent = np.concatenate([q[nm.q_dep_idx], u[nm.u_dep_idx]])
-        if not len(dependent) or not len(columns):
+        if not len(dependent) or not len(z_index):
             return 1.0
-        S = np.column_stack(columns)
-        w_dep = atol + rtol * np.abs(dependent)
-        w_ind = atol + rtol * np.abs(y[z_index])
+        # (an atol per state entry: the dependent speeds, not in the
+        # state, take the smallest of the speeds')
+        a = np.broadcast_to(np.asarray(atol, dtype=float), y.shape)
+        a_dep = np.concatenate([a[nm.q_dep_idx], np.full(
+            len(nm.u_dep_idx), np.min(a[self.nq:], initial=np.min(a)))])
+        w_dep = a_dep + rtol * np.abs(dependent)
+        w_ind = a[z_index] + rtol * np.abs(y[z_index])
         factor = float(np.max(np.abs(S) @ w_ind / w_dep))
         if not math.isfinite(factor):
             return 1.0
