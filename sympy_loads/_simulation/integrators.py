@@ -36,7 +36,12 @@ there from the same physical state with the partition the problem chooses
 (``problem.reselect``), as after an impact. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
-integrator), which can.
+integrator), which can. Where SciPy steps it, each step's tolerance is
+the requested one divided by ``problem.tolerance_factor`` at the step's
+start (:func:`_tighten`), so that it holds for the dependent coordinates
+and speeds too; ``'odeint'`` and SciPy's compiled DOP853 (which cannot
+change it between steps) and the compiled stepping keep the requested
+tolerance.
 """
 
 import math
