@@ -403,35 +403,40 @@ class Problem:
         if not self.reselects:
             return 1.0
         nm = self.nm
-        z_index = np.concatenate([nm.q_ind_idx,
-                                  self.nq + np.arange(len(nm.u_ind_idx))])
+        q_dep, u_dep = nm.q_dep_idx, nm.u_dep_idx
+        n_qi = len(nm.q_ind_idx)
+        z_index = np.concatenate([nm.q_ind_idx, self.nq + np.arange(
+            self.state_size - self.nq)])
         y = np.asarray(y, dtype=float)
-        delta = SENSITIVITY_STEP * np.maximum(1.0, np.abs(y[z_index]))
+        z = y[z_index]
+        delta = SENSITIVITY_STEP * np.maximum(1.0, np.abs(z))
         # the state and its shifts (+delta_j, -delta_j), corrected
         # together (the compiled kernels correct them in one call)
-        shifted = np.repeat(y[:, None], 1 + 2 * len(z_index), axis=1)
-        for k, (j, h) in enumerate(zip(z_index, delta)):
-            shifted[j, 1 + 2 * k] += h
-            shifted[j, 2 + 2 * k] -= h
+        n = len(z_index)
+        shifted = np.repeat(y[:, None], 1 + 2 * n, axis=1)
+        shifted[z_index, 1 + 2 * np.arange(n)] += delta
+        shifted[z_index, 2 + 2 * np.arange(n)] -= delta
         try:
-            q, u, _, _ = self._samples(np.full(shifted.shape[1], float(t)),
+            q, u, _, _ = self._samples(np.full(1 + 2 * n, float(t)),
                                        shifted)
         except SimulationError:
             return 1.0
-        d = np.column_stack([q[:, nm.q_dep_idx], u[:, nm.u_dep_idx]])
-        S = ((d[1::2] - d[2::2]) / (2.0 * delta[:, None])).T
-        q, u = q[0], u[0]
-        dependent = np.concatenate([q[nm.q_dep_idx], u[nm.u_dep_idx]])
-        if not len(dependent) or not len(z_index):
+        d = np.concatenate([q[:, q_dep], u[:, u_dep]], axis=1)
+        if not d.shape[1] or not n:
             return 1.0
+        S = np.abs(d[1::2] - d[2::2]) / (2.0 * delta[:, None])
         # (an atol per state entry: the dependent speeds, not in the
-        # state, take the smallest of the speeds')
-        a = np.broadcast_to(np.asarray(atol, dtype=float), y.shape)
-        a_dep = np.concatenate([a[nm.q_dep_idx], np.full(
-            len(nm.u_dep_idx), np.min(a[self.nq:], initial=np.min(a)))])
-        w_dep = a_dep + rtol * np.abs(dependent)
-        w_ind = a[z_index] + rtol * np.abs(y[z_index])
-        factor = float(np.max(np.abs(S) @ w_ind / w_dep))
+        # state, take the smallest of the independent speeds')
+        if np.ndim(atol):
+            a = np.asarray(atol, dtype=float)
+            a_ind = a[z_index]
+            a_dep = np.concatenate([a[q_dep], np.full(
+                len(u_dep), np.min(a_ind[n_qi:], initial=np.min(a)))])
+        else:
+            a_ind = a_dep = float(atol)
+        w_dep = a_dep + rtol * np.abs(d[0])
+        w_ind = a_ind + rtol * np.abs(z)
+        factor = float(np.max((w_ind @ S) / w_dep))
         if not math.isfinite(factor):
             return 1.0
         return min(max(factor, 1.0), SENSITIVITY_CAP)
