@@ -38,7 +38,7 @@ stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
 integrator), which can. Where SciPy steps it, each step's tolerance is
 the requested one divided by ``problem.tolerance_factor`` at the step's
-start (every fourth step's for RK23 and RK45, see ``_FACTOR_EVERY``;
+start (every fourth step's for RK23, RK45 and BDF, see ``_FACTOR_EVERY``;
 :func:`_tighten`), so that it holds for the dependent coordinates and
 speeds too; ``'odeint'`` and SciPy's compiled DOP853 (which cannot
 change it between steps) and the compiled stepping keep the requested
@@ -108,11 +108,11 @@ _DOP853_MAX_STEPS = 2**31 - 1
 
 # the steps between two measures of Problem.tolerance_factor on the
 # SciPy-stepped paths (each corrects 2n + 1 states for n independent
-# entries): every step, but every fourth for the low-order explicit
-# methods, whose many short steps see it change little (RK45 on IFToMM A01:
-# the same accuracy, 40 % less time; LSODA measured every fourth step lost
-# half of its gain)
-_FACTOR_EVERY = {'RK23': 4, 'RK45': 4}
+# entries): every step, but every fourth for RK23, RK45 and BDF, whose
+# many short steps see it change little (on IFToMM A01 the same accuracy
+# in 40 % less time; LSODA measured every fourth step lost half of its
+# gain)
+_FACTOR_EVERY = {'RK23': 4, 'RK45': 4, 'BDF': 4}
 
 # consecutive stops for a change of partition at one time (each changes
 # it or lowers the threshold) after which the run goes on without
