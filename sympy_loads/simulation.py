@@ -532,7 +532,12 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         Times at which to store the solution (within ``t_span``); default:
         the integrator's steps.
     rtol, atol : float, optional
-        Integrator tolerances (``solve_ivp``'s meaning).
+        Integrator tolerances (``solve_ivp``'s meaning). On a closed loop
+        they bound the integrated (independent) coordinates and speeds;
+        where ``solve_ivp``'s solvers step the run, each step's tolerance
+        is tightened by the dependent coordinates' and speeds' sensitivity
+        to them so that it bounds those too (see the closed-loop
+        tutorial).
     method : str, optional
         One of ``'RK45'``, ``'RK23'``, ``'DOP853'`` (default), ``'Radau'``,
         ``'BDF'``, ``'LSODA'`` (SciPy's ``solve_ivp``) or ``'odeint'``

@@ -36,7 +36,13 @@ there from the same physical state with the partition the problem chooses
 (``problem.reselect``), as after an impact. ``'odeint'``, which cannot
 stop at a step, hands a stretch where it fails, or where one of its
 evaluations finds a change due, over to ``solve_ivp``'s LSODA (the same
-integrator), which can.
+integrator), which can. Where SciPy steps it, each step's tolerance is
+the requested one divided by ``problem.tolerance_factor`` at the step's
+start (every fourth step's for RK23, RK45 and BDF, see ``_FACTOR_EVERY``;
+:func:`_tighten`), so that it holds for the dependent coordinates and
+speeds too; ``'odeint'`` and SciPy's compiled DOP853 (which cannot
+change it between steps) and the compiled stepping keep the requested
+tolerance.
 
 The compiled stepping always ends: its kernel stops after
 ``MAX_FAILURES`` failed evaluations short of a time it cannot pass (see
@@ -118,6 +124,14 @@ _OUTPUT_ROWS = 2**16
 # last place is some tens of such spacings)
 _STALL_SPACINGS = 1e5
 
+
+# the steps between two measures of Problem.tolerance_factor on the
+# SciPy-stepped paths (each corrects 2n + 1 states for n independent
+# entries): every step, but every fourth for RK23, RK45 and BDF, whose
+# many short steps see it change little (on IFToMM A01 the same accuracy
+# in 40 % less time; LSODA measured every fourth step lost half of its
+# gain)
+_FACTOR_EVERY = {'RK23': 4, 'RK45': 4, 'BDF': 4}
 
 # consecutive stops for a change of partition at one time (each changes
 # it or lowers the threshold) after which the run goes on without
@@ -294,8 +308,13 @@ def _ivp_stepped(fun, t_span, y0, method, t_eval, rtol, atol, max_step,
     times, states = ([], []) if t_eval is not None else ([t0], [y0])
     i_eval = 0
     status, stop, message = None, None, ''
+    steps, every = 0, _FACTOR_EVERY.get(method, 1)
     while status is None:
         start = (solver.t, solver.y.copy())
+        if not steps % every:
+            _tighten(solver, method, problem.tolerance_factor(
+                solver.t, solver.y, rtol, atol), rtol, atol)
+        steps += 1
         try:
             message = solver.step()
         except SimulationError:
@@ -375,8 +394,9 @@ def _threshold_crossing(problem, solver, start, method, rtol, atol,
     if root == t_old:
         return t, y
     try:
-        part = _SOLVERS[method](solver.fun, t_old, y_old, root, rtol=rtol,
-                                atol=atol, first_step=abs(root - t_old),
+        part = _SOLVERS[method](solver.fun, t_old, y_old, root,
+                                rtol=solver.rtol, atol=solver.atol,
+                                first_step=abs(root - t_old),
                                 **options)
         while part.status == 'running':
             part.step()
@@ -385,6 +405,30 @@ def _threshold_crossing(problem, solver, start, method, rtol, atol,
     if part.status != 'finished':
         return t, y
     return root, part.y.copy()
+
+
+def _tighten(solver, method, factor, rtol, atol):
+    """Give ``solver`` (a ``solve_ivp`` solver of ``method``) the
+    tolerances ``rtol, atol`` divided by ``factor``
+    (:meth:`.problem.Problem.tolerance_factor`) for its next step (``rtol``
+    no lower than the ``100 eps`` that ``solve_ivp`` allows)."""
+    tight_rtol = max(rtol / factor, 100 * _EPS)
+    tight_atol = np.asarray(atol, dtype=float) / factor
+    if method == 'LSODA':
+        _set_lsoda_tolerances(solver, tight_rtol, tight_atol)
+    else:
+        solver.rtol, solver.atol = tight_rtol, tight_atol
+
+
+def _set_lsoda_tolerances(solver, rtol, atol):
+    """LSODA's tolerances for its next steps. SciPy's ``LSODA`` passes
+    them to ODEPACK's LSODA at every call (its ``call_args``; a private
+    attribute, read and written here only), which weighs the error with
+    them anew at every step (ODEPACK allows changing them between
+    calls)."""
+    integrator = solver._lsoda_solver._integrator
+    integrator.call_args[0] = rtol
+    integrator.call_args[1] = atol if np.ndim(atol) else float(atol)
 
 
 def _better_elsewhere(problem, t, y):
@@ -773,6 +817,9 @@ def _ivp_with_impacts(fun, t_span, y0, method, t_eval, rtol, atol,
     status, t_hit, i_hit, y_hit = None, None, None, None
     halt = None
     while status is None:
+        if watch is not None:
+            _tighten(solver, method, watch.tolerance_factor(
+                solver.t, solver.y, rtol, atol), rtol, atol)
         message = solver.step()
         if solver.status == 'failed':
             status = -1

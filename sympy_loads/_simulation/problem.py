@@ -43,6 +43,15 @@ _NEWTON_STATUS = {1: 'reached its iteration limit',
                   3: 'met constraints that are not finite',
                   4: 'met coordinates that are not finite'}
 
+# the relative step of the central differences of Problem.tolerance_factor
+# (a weight needs two digits; Newton solves the dependent entries to about
+# the rounding unit)
+SENSITIVITY_STEP = 1e-6
+# the most Problem.tolerance_factor tightens the integrator's tolerance
+# (the partition's blocks keep the sensitivity within about PARTITION_LOOK
+# of the best set's; a larger one is the mechanism's own)
+SENSITIVITY_CAP = 100.0
+
 # the kinds of run (joint friction, compiled stepping, impacts) whose
 # kernels Problem.warm_up() has loaded in this process
 _WARM = set()
@@ -371,6 +380,66 @@ class Problem:
             return False
         self._next_gain = 1.0
         return True
+
+    def tolerance_factor(self, t, y, rtol, atol):
+        """How many times tighter than ``rtol, atol`` the integrator's
+        tolerance must be at the accepted state ``(t, y)`` for the
+        dependent coordinates and speeds to hold them too (at least 1, at
+        most :data:`SENSITIVITY_CAP`; 1 where nothing is dependent or the
+        state cannot be corrected).
+
+        The dependent entries ``d`` follow the independent ones ``z`` (the
+        state's independent coordinates and speeds) through
+        ``S = dd/dz`` (``-Phi_d^-1 Phi_i`` for the coordinates; for the
+        speeds also the velocity constraints' change with the
+        coordinates, which dominates where the dependent speed's block
+        degrades at speed: the IFToMM A01 pendulum's ``u_x = -y u_y/x``
+        near the end of a chart). ``S`` is taken by central differences of
+        the corrected state (:meth:`_samples`), and the factor is the largest
+        ``sum_j |S_ij| w_j / w_i`` over the dependent entries ``i``, with
+        the error weights ``w = atol + rtol |.|`` of each entry: the bound
+        of a dependent entry's error where every independent entry's error
+        is within its weight."""
+        if not self.reselects:
+            return 1.0
+        nm = self.nm
+        q_dep, u_dep = nm.q_dep_idx, nm.u_dep_idx
+        n_qi = len(nm.q_ind_idx)
+        z_index = np.concatenate([nm.q_ind_idx, self.nq + np.arange(
+            self.state_size - self.nq)])
+        y = np.asarray(y, dtype=float)
+        z = y[z_index]
+        delta = SENSITIVITY_STEP * np.maximum(1.0, np.abs(z))
+        # the state and its shifts (+delta_j, -delta_j), corrected
+        # together (the compiled kernels correct them in one call)
+        n = len(z_index)
+        shifted = np.repeat(y[:, None], 1 + 2 * n, axis=1)
+        shifted[z_index, 1 + 2 * np.arange(n)] += delta
+        shifted[z_index, 2 + 2 * np.arange(n)] -= delta
+        try:
+            q, u, _, _ = self._samples(np.full(1 + 2 * n, float(t)),
+                                       shifted)
+        except SimulationError:
+            return 1.0
+        d = np.concatenate([q[:, q_dep], u[:, u_dep]], axis=1)
+        if not d.shape[1] or not n:
+            return 1.0
+        S = np.abs(d[1::2] - d[2::2]) / (2.0 * delta[:, None])
+        # (an atol per state entry: the dependent speeds, not in the
+        # state, take the smallest of the independent speeds')
+        if np.ndim(atol):
+            a = np.asarray(atol, dtype=float)
+            a_ind = a[z_index]
+            a_dep = np.concatenate([a[q_dep], np.full(
+                len(u_dep), np.min(a_ind[n_qi:], initial=np.min(a)))])
+        else:
+            a_ind = a_dep = float(atol)
+        w_dep = a_dep + rtol * np.abs(d[0])
+        w_ind = a_ind + rtol * np.abs(z)
+        factor = float(np.max((w_ind @ S) / w_dep))
+        if not math.isfinite(factor):
+            return 1.0
+        return min(max(factor, 1.0), SENSITIVITY_CAP)
 
     @staticmethod
     def _next_threshold(kernel, measures, best):

@@ -134,6 +134,55 @@ def test_natural_coordinates_are_as_accurate_as_the_angle(backend):
     assert natural_error <= 5*angle_error, (natural_error, angle_error)
 
 
+@pytest.mark.parametrize('method', ['LSODA', 'RK45'])
+def test_scipy_stepped_methods_hold_the_tolerance(method):
+    """The methods SciPy steps (here on the compiled back end's
+    right-hand side): 30 s at rtol = atol = 1e-10, the natural
+    coordinates' largest position error within 5 times the angle
+    model's, as for DOP853 (RK45 was already: 1.8 times; it walks the
+    one-step methods' path). LSODA was 38 times less accurate: the
+    tolerance governed the independent coordinates only, and the dependent
+    speed near the end of a chart (u_x = -y u_y / x) carried their error
+    amplified about tenfold; the engine now tightens the tolerance by the
+    dependent entries' sensitivity (Problem.tolerance_factor)."""
+    natural_error, angle_error, result, _ = position_errors(
+        30.0, 1e-10, 'compiled', method)
+    assert len(result.partitions) >= 48          # every quarter swing
+    assert natural_error <= 5*angle_error, (natural_error, angle_error)
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_tolerance_factor_is_the_dependent_entries_sensitivity(backend):
+    """The factor by which the SciPy-stepped paths tighten the tolerance,
+    against its hand derivation. With x independent (the model's
+    partition at x = 0.8, y = -0.6), y = -sqrt(L^2 - x^2) and
+    u_y = -x u_x / y, so dy/dx = du_y/du_x = -x/y and
+    du_y/dx = -u_x L^2/y^3; with the error weights w = atol + rtol |.|
+    the factor is the larger of |x/y| w_x/w_y and
+    (|u_x/y^3| w_x + |x/y| w_ux)/w_uy (5.28 at u_x = 1.5). The central
+    differences (step 1e-6 of the entry) are exact to O(1e-12) for these
+    quadratics' curvature and carry Newton's rounding (1e-16) over 2e-6:
+    a relative 1e-6 is ample."""
+    kane, _ = natural_pendulum()
+    x, y, ux, uy = 0.8, -0.6, 1.5, -0.8*1.5/(-0.6)
+    start = dict(zip(list(kane.q) + list(kane.u), [x, y, ux, uy]))
+    simulation = Simulation(kane, backend=backend)
+    problem, *_, y0, _ = simulation._start(
+        0.0, 1.0, start, CONSTANTS, None, 1e-10, (1e-10, 100, 1.0))
+    assert [s.name for s in problem.nm.q if s not in
+            [problem.nm.q[i] for i in problem.nm.q_dep_idx]] == ['x']
+    def expected(rtol, atol):
+        w = {name: atol + rtol*abs(value) for name, value in
+             dict(x=x, y=y, ux=ux, uy=uy).items()}
+        return max(1.0, abs(x/y)*w['x']/w['y'],
+                   (abs(ux/y**3)*w['x'] + abs(x/y)*w['ux'])/w['uy'])
+
+    assert expected(1e-10, 1e-10) == pytest.approx(5.28, abs=0.01)
+    for rtol, atol in ((1e-10, 1e-10), (1e-12, 1e-12), (1e-3, 1e-6)):
+        assert problem.tolerance_factor(0.0, y0, rtol, atol) == \
+            pytest.approx(expected(rtol, atol), rel=1e-6)
+
+
 @long_sweep
 def test_iftomm_a01_passes_in_natural_coordinates():
     """The full benchmark (2000 s, 845 swings): within 5 times the angle
