@@ -18,11 +18,10 @@ rtol = atol = 1e-10, 150 times at 1e-12, where the benchmark error was
 (Jacobi's elliptic functions): the natural coordinates' error is within 5
 times the angle model's (the issue's target; they were 15 and 150 times).
 
-The full-length benchmark (2000 s, about a minute) runs only where the
-environment variable ``SYMPY_LOADS_LONG`` is set (a long sweep).
+The full-length benchmark (2000 s, about a minute) is a long sweep,
+marked ``sweep`` and deselected by default (``python -m pytest -m sweep``
+runs it, see CONTRIBUTING.md).
 """
-
-import os
 
 import numpy as np
 import pytest
@@ -35,11 +34,6 @@ from sympy_loads import Simulation
 _t = me.dynamicsymbols._t
 L, m, g = sm.symbols('L m g')
 CONSTANTS = {L: 1.0, m: 1.0, g: 9.81}
-
-long_sweep = pytest.mark.skipif(
-    not os.environ.get('SYMPY_LOADS_LONG'),
-    reason='a long sweep: set SYMPY_LOADS_LONG=1 to run it')
-
 
 def natural_pendulum():
     """The point (x, y) with x^2 + y^2 = L^2, y dependent (its block is
@@ -183,7 +177,7 @@ def test_tolerance_factor_is_the_dependent_entries_sensitivity(backend):
             pytest.approx(expected(rtol, atol), rel=1e-6)
 
 
-@long_sweep
+@pytest.mark.sweep
 def test_iftomm_a01_passes_in_natural_coordinates():
     """The full benchmark (2000 s, 845 swings): within 5 times the angle
     model's error at 1e-10 and at 1e-12, and at 1e-12 the benchmark's
