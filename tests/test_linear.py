@@ -499,6 +499,40 @@ def test_chaplygin_sled_heading_where_its_dependent_speed_is_singular(
     assert np.min(lin.eigenvalues().real) == pytest.approx(yaw, rel=1e-12)
 
 
+@pytest.mark.parametrize('backend', ['auto', 'numpy'])
+def test_chaplygin_sled_near_its_singular_heading_keeps_the_given_speed(
+        backend):
+    """5 mrad short of heading along N.y at 1.7 m/s along the blade, given
+    as the model's independent v_x = 1.7 cos(theta) (v_y, dependent, left
+    out): the model's block cos(theta) = 0.005 is solvable but ill
+    conditioned, so the linearization eliminates v_x instead. The point
+    must stay the moving sled's (v_y = 1.7 sin(theta)): it used to keep
+    v_y at its default 0, solve v_x from it and linearize the sled at
+    rest with no warning. Exactly along N.y, where the model's block is
+    singular, v_y must be given, and given speeds that violate the
+    constraint are refused."""
+    kane, (th, x, y, w, vx, vy), constants = _chaplygin_sled()
+    V, heading = 1.7, np.pi / 2 - 0.005
+    lin = linearize(kane, {th: heading, x: 0.0, y: 0.0, w: 0.0,
+                           vx: V * np.cos(heading)}, constants,
+                    backend=backend)
+    assert vy in lin.states and vx not in lin.states
+    assert lin.operating_point[vx] == pytest.approx(V * np.cos(heading),
+                                                    rel=1e-12)
+    assert lin.operating_point[vy] == pytest.approx(V * np.sin(heading),
+                                                    rel=1e-12)
+    # the yaw mode of the moving sled, -m a V/(I + m a^2), not 0 (rest)
+    m, I, a = 2.0, 0.1, 0.3
+    yaw = -m * a * V / (I + m * a ** 2)
+    assert np.min(lin.eigenvalues().real) == pytest.approx(yaw, rel=1e-6)
+    with pytest.raises(ValueError, match=r'give v_y\(t\) too'):
+        linearize(kane, {th: np.pi / 2, x: 0.0, y: 0.0, w: 0.0, vx: 0.0},
+                  constants, backend=backend)
+    with pytest.raises(ValueError, match=r'violate .* v_x\(t\) would be'):
+        linearize(kane, {th: np.pi / 2, x: 0.0, y: 0.0, w: 0.0, vx: 0.5,
+                         vy: V}, constants, backend=backend)
+
+
 def _moving_line():
     """A particle of mass m at (x, y) kept on the line y = r(t) x, r = 1 +
     t, which turns about the origin; a spring -k x N.x, viscous damping

@@ -893,10 +893,55 @@ def _operating_values(nm, point, constants, specified, time, what,
         x[nm.slices[0]] = q
     partition = choose_partition(nm, x, what)
     if nm.has_velocity_constraints and speeds:
-        vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
-        u = _dependent_speeds(nm, vel, u, partition.u_dep)
+        given = ({i for i, s in enumerate(nm.u) if s in point}
+                 if hasattr(point, 'items') else set(range(len(nm.u))))
+        u = _operating_speeds(nm, x, u, given, partition.u_dep, what)
         x[nm.slices[1]] = u
     return Operating(x, q, u, solver, partition)
+
+
+def _operating_speeds(nm, x, u, given, dependent, what):
+    """The speeds of the operating point: the dependent speeds of the
+    model's own set solved from the independent ones given (where its
+    block can be solved at all), then those of ``dependent`` (the set the
+    linearization eliminates, which may be another one) from the rest, so
+    that no speed given in ``u`` (indices ``given``) is overwritten by
+    another value and none left out stays at 0. A ``MissingValuesError``
+    where the model's block is singular and a speed independent in
+    ``dependent``'s set was left out; a ``ValueError`` where the given
+    speeds violate the velocity constraints."""
+    vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
+    nu, m = len(nm.u), len(nm.u_dep_idx)
+    K = vel[:m * nu].reshape(m, nu)
+    own = tuple(int(i) for i in nm.u_dep_idx)
+    solved = False
+    if np.all(np.isfinite(K)) and block_measure(K, own) > CONDITION_RATIO:
+        try:
+            u = _dependent_speeds(nm, vel, u, own)
+            solved = True
+        except np.linalg.LinAlgError:
+            pass
+    if not solved:
+        missing = [nm.u[i] for i in range(nu)
+                   if i not in set(dependent) and i not in given]
+        if missing:
+            raise MissingValuesError(
+                f'{what}: the model\'s dependent speeds cannot be solved '
+                f'there (their block of the velocity constraints is '
+                f'singular): give {", ".join(map(str, missing))} too.')
+    result = _dependent_speeds(nm, vel, u, dependent)
+    scale = 1.0 + float(np.max(np.abs(u), initial=0.0))
+    # the model's dependent speeds, where given, are guesses (as in
+    # simulate()); its independent ones are the point's
+    off = [nm.u[i] for i in sorted(given - set(own))
+           if abs(result[i] - u[i]) > 1e-9 * scale]
+    if off:
+        raise ValueError(
+            f'{what}: the speeds given violate the velocity constraints '
+            f'there: solved from the others, '
+            + ', '.join(f'{s} would be {result[nm.u.index(s)]:.10g}'
+                        for s in off) + '.')
+    return result
 
 
 #: Starting values of the dependent coordinates left out of an
