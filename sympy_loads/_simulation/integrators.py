@@ -418,6 +418,11 @@ def _tighten(solver, method, factor, rtol, atol):
         _set_lsoda_tolerances(solver, tight_rtol, tight_atol)
     else:
         solver.rtol, solver.atol = tight_rtol, tight_atol
+    if method in ('BDF', 'Radau'):
+        # their Newton iterations' tolerance follows rtol; SciPy sets it
+        # once, from the rtol they were made with (the same formula)
+        solver.newton_tol = max(10 * _EPS / tight_rtol,
+                                min(0.03, tight_rtol ** 0.5))
 
 
 def _set_lsoda_tolerances(solver, rtol, atol):
@@ -426,9 +431,17 @@ def _set_lsoda_tolerances(solver, rtol, atol):
     attribute, read and written here only), which weighs the error with
     them anew at every step (ODEPACK allows changing them between
     calls)."""
-    integrator = solver._lsoda_solver._integrator
-    integrator.call_args[0] = rtol
-    integrator.call_args[1] = atol if np.ndim(atol) else float(atol)
+    try:
+        integrator = solver._lsoda_solver._integrator
+        integrator.call_args[0] = rtol
+        integrator.call_args[1] = atol if np.ndim(atol) else float(atol)
+    except (AttributeError, IndexError, TypeError):
+        # another SciPy keeps them elsewhere: LSODA keeps the requested
+        # tolerance, which then bounds the independent entries only
+        warnings.warn('LSODA: this SciPy does not let its tolerance be '
+                      'tightened between steps; the requested tolerance '
+                      'bounds the independent coordinates and speeds only.',
+                      RuntimeWarning, stacklevel=2)
 
 
 def _better_elsewhere(problem, t, y):

@@ -342,8 +342,9 @@ def rates(nm, x, what='operating_point'):
     unconstrained equations with the velocity constraints' multipliers,
     ``[M -K^T; K 0] [u'; lambda] = [F; -g]``, which needs no choice of
     dependent speeds (the model's may be singular at ``x``). A singular
-    mass matrix is a ``ValueError`` naming ``what`` and the state, as
-    simulate() names it."""
+    mass matrix (or matrix of the kinematic differential equations) is a
+    ``ValueError`` naming ``what`` and the state, as simulate() names
+    it."""
     try:
         return _rates(nm, x, what)
     except np.linalg.LinAlgError:
@@ -362,8 +363,16 @@ def _rates(nm, x, what):
         if nm.kinematics_is_identity:
             qdot = e[:nq].copy()
         else:
-            qdot = np.linalg.solve(e[:f_kin].reshape(nq, nq),
-                                   e[f_kin:mass])
+            try:
+                qdot = np.linalg.solve(e[:f_kin].reshape(nq, nq),
+                                       e[f_kin:mass])
+            except np.linalg.LinAlgError:
+                raise ValueError(
+                    f'{what}: the kinematic differential equations cannot '
+                    f'be solved for the coordinates\' rates at t = '
+                    f'{float(x[0]):.10g} '
+                    f'({format_state(nm.q, x[nm.slices[0]])}): their '
+                    f'matrix is singular there.') from None
         M = e[mass:forcing].reshape(nu, nu)
         F = e[forcing:g0]
         if m:
@@ -381,20 +390,22 @@ def _rates(nm, x, what):
     return qdot, udot, lam
 
 
-def linearize_at(nm, x, input_columns, partition=None, check=False):
+def linearize_at(nm, x, input_columns, partition=None, check=False,
+                 what='operating_point'):
     """``(A, B, q_ind, u_ind)`` about the consistent state in ``x`` (the
     numeric model's input vector); ``input_columns`` are the indices of
     the inputs in ``nm.specified``; ``partition``: the dependent
     coordinates and speeds to eliminate (a :class:`.partition.Partition`;
     by default :func:`choose_partition` chooses them at ``x``);
     ``check``: ValueError where a piecewise-smooth function of the model
-    is not differentiable at ``x`` (see :class:`LinearFunctions`)."""
+    is not differentiable at ``x`` (see :class:`LinearFunctions`);
+    ``what`` names the argument in messages."""
     nq, nu, m = len(nm.q), len(nm.u), len(nm.u_dep_idx)
     nh = int(nm.dims[2])
     functions = linear_functions(nm)
     if partition is None:
         partition = choose_partition(nm, x)
-    qdot, udot, lam = rates(nm, x)
+    qdot, udot, lam = rates(nm, x, what)
     J = functions(x, qdot, udot, lam, check=check)
     # dependent coordinates: dq = Tq dq_I
     if nh:
@@ -506,8 +517,17 @@ class _Search:
         self._check(x, q)
         if len(self.u_dep):
             vel = np.asarray(nm.functions['vel'](x), dtype=float).ravel()
-            x[nm.slices[1]] = _dependent_speeds(
-                nm, vel, np.zeros(len(nm.u)), self.u_dep)
+            try:
+                x[nm.slices[1]] = _dependent_speeds(
+                    nm, vel, np.zeros(len(nm.u)), self.u_dep)
+            except np.linalg.LinAlgError:
+                raise EquilibriumError(
+                    f'equilibrium: the velocity constraints lose rank at '
+                    f'{format_state(nm.q, q)} (no set of independent speeds '
+                    f'parametrizes the motion there); try another guess.',
+                    residual=float('nan'),
+                    equations=('velocity constraints',),
+                    solution=q) from None
         self.current[:] = q
         return x
 
@@ -554,7 +574,7 @@ class _Search:
 
     def jacobian(self, z):
         A, _, q_i, _ = linearize_at(self.nm, self.state(z), [],
-                                    self.partition)
+                                    self.partition, what='equilibrium')
         return A[len(q_i):, :len(q_i)]
 
     def run(self):

@@ -43,18 +43,18 @@ its own partition and changes it during the run:
   integrator's tolerance governs the independent coordinates and speeds
   only; the dependent ones carry their error amplified by the block's
   conditioning (and its rate of change), up to a hundredfold at the
-  threshold :data:`PARTITION_RATIO`: the IFToMM A01 pendulum in natural
-  coordinates, re-selected every quarter swing, lost one digit at
-  ``rtol = 1e-10`` and two at ``1e-12`` against the same pendulum written
-  with its angle while the engine waited for that threshold. Where SciPy
+  threshold :data:`PARTITION_RATIO`, so waiting for that threshold would
+  cost one to two digits (the IFToMM A01 pendulum in natural coordinates,
+  re-selected every quarter swing, against the same pendulum written with
+  its angle). Where SciPy
   steps the integration step by step (``solve_ivp``'s methods), the
   tolerance is moreover tightened at each step by the dependent entries'
   sensitivity to the independent ones
   (:meth:`.problem.Problem.tolerance_factor`), so that the requested
   tolerance bounds the dependent coordinates and speeds too: the
   pendulum's dependent speed ``u_x = -y u_y / x`` changes about ten times
-  faster with ``y`` than ``y`` itself near the end of a chart, which left
-  LSODA 20 to 40 times less accurate than on the angle. A model's own
+  faster with ``y`` than ``y`` itself near the end of a chart, which the
+  block's conditioning does not show. A model's own
   partition is kept until it degrades to :data:`PARTITION_RATIO` (a model
   that never needs a change pays nothing).
 

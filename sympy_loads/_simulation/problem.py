@@ -274,9 +274,7 @@ class Problem:
         :data:`.partition.PARTITION_HYSTERESIS`, so that it keeps to the
         best conditioned sets and the error the integrator's tolerance
         governs in the independent coordinates reaches the dependent ones
-        amplified no more than the best set allows (the IFToMM A01
-        pendulum in natural coordinates lost two digits at the old
-        threshold)."""
+        amplified no more than the best set allows."""
         return (PARTITION_HYSTERESIS if self.engine_chooses else
                 PARTITION_GAIN)
 
