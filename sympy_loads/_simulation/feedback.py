@@ -64,7 +64,7 @@ def with_feedback(nm, spec_functions):
         return nm
     key = ('feedback',) + tuple((i, f.expression)
                                 for i, f in sorted(slots.items()))
-    return nm.derived(key, lambda: _variant(nm, slots))
+    return nm.variant(key, lambda: _variant(nm, slots))
 
 
 def _variant(nm, slots):
@@ -148,7 +148,7 @@ def _on_numpy(nm):
     variant.backend = 'numpy'
     variant.functions = {name: generate(f.inputs, f.outputs, 'numpy', name)
                          for name, f in nm.functions.items()}
-    variant._derived, variant._outputs = {}, {}
+    variant._derived, variant._outputs, variant._variants = {}, {}, {}
     return variant
 
 

@@ -231,8 +231,11 @@ class NumericModel:
         self.seconds['codegen'] = time.perf_counter() - start
         self._outputs = {}
         # what is derived from the model once and reused by every run
-        # (see derived()): the constraint solver, the impacts' functions
+        # (see derived()): the constraint solver, the impacts' functions;
+        # and, apart, the variants with feedback expressions compiled in
+        # (see variant()), so that a sweep over gains evicts only those
         self._derived = {}
+        self._variants = {}
 
     def _check_and_collect(self, everything, f_h, kane, constraint_part):
         """Set ``specified`` (the specified inputs, then the rates of those
@@ -402,6 +405,7 @@ class NumericModel:
         # simulate() may add to it while pickle walks it
         state['_outputs'] = state['_outputs'].copy()
         state['_derived'] = state.get('_derived', {}).copy()
+        state['_variants'] = state.get('_variants', {}).copy()
         state.pop('_outputs_of', None)
         state.pop('fn', None)
         state['_kane'] = self.kane
@@ -448,11 +452,15 @@ class NumericModel:
         prepared :class:`~sympy_loads.Simulation` needs beyond the
         equations lives here, so that every ``Simulation`` of the model
         shares it."""
-        found = lru_get(self._derived, key)
-        if found is None:
-            found = build()
-            lru_put(self._derived, key, found, OUTPUT_CACHE_SIZE)
-        return found
+        return _kept(self._derived, key, build)
+
+    def variant(self, key, build):
+        """As :meth:`derived`, for the variants of this model with
+        feedback expressions compiled in (:mod:`.feedback`), in a cache of
+        their own (the last :data:`OUTPUT_CACHE_SIZE`), which the variants
+        share: a sweep over many gains keeps that many variants and evicts
+        nothing else derived from the model."""
+        return _kept(self._variants, key, build)
 
     def constraint_solver(self, options=None):
         """The :class:`~sympy_loads.HolonomicConstraintSolver` of the
@@ -609,6 +617,16 @@ class OutputSpec(NamedTuple):
 
 # output functions kept per numeric model (simulate()'s outputs), and
 # entries of NumericModel.derived (constraint solvers, the impacts'
-# functions, feedback variants, other partitions' functions, the
-# linearization's)
+# functions, other partitions' functions, the linearization's) and, apart,
+# of NumericModel.variant (feedback variants)
 OUTPUT_CACHE_SIZE = 16
+
+
+def _kept(cache, key, build):
+    """``cache[key]``, made by ``build()`` where it is not there (the last
+    :data:`OUTPUT_CACHE_SIZE` keys are kept)."""
+    found = lru_get(cache, key)
+    if found is None:
+        found = build()
+        lru_put(cache, key, found, OUTPUT_CACHE_SIZE)
+    return found
