@@ -589,26 +589,15 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         out_t, out_y = buffers
         times.append(out_t[:written].copy())
         states.append(out_y[:written].T.copy())
-        if code == kernel.FAILED and (
-                int(problem._info[3]) == PARTITION_DUE
-                or _better_elsewhere(problem, state[S_T], y.copy())):
-            # a change of partition is due at the last accepted state
-            stop = (float(state[S_T]), y.copy())
-            status = 0
-        elif code == kernel.FAILED:
-            rest_eval = None if t_eval is None else samples[
-                int(state[S_NEXT_SAMPLE]):]
-            rest = _hand_over(fun, state, stage, y, t1, rest_eval, rtol,
-                              atol, max_step, impacts,
-                              problem if problem.threshold else None)
-            skip = 1 if t_eval is None else 0       # (state[S_T], y) again
-            times.append(rest.t[skip:])
-            states.append(rest.y[:, skip:])
-            state[S_NFEV] += rest.nfev
-            status, message = rest.status, rest.message
-            stop = rest.repartition
-            if rest.status == 1:
-                events, y_events = rest.t_events, rest.y_events
+        if code == kernel.FAILED:
+            stop, rest = _after_failure(problem, fun, state, stage, y, t1,
+                                        t_eval, samples, rtol, atol,
+                                        max_step, impacts, times, states)
+            status = 0 if rest is None else rest.status
+            if rest is not None:
+                message = rest.message
+                if rest.status == 1:
+                    events, y_events = rest.t_events, rest.y_events
         elif code == kernel.TOO_SMALL and status >= 0:
             status = -1
             message = 'Required step size is less than spacing between ' \
@@ -621,6 +610,29 @@ def _kernel_dop853_run(kernel, problem, fun, t0, t1, y, n, ints, floats, x,
         t_events=events, y_events=y_events, success=status >= 0,
         status=status, message=message, nfev=int(state[S_NFEV]), njev=0,
         nlu=0, next_step=state[S_H], error=error, repartition=stop)
+
+
+def _after_failure(problem, fun, state, stage, y, t1, t_eval, samples,
+                   rtol, atol, max_step, impacts, times, states):
+    """``(stop, rest)`` after the compiled stepping returned FAILED: a
+    change of partition due at the last accepted state (``stop``, the
+    state; ``rest`` None), or the rest of the run handed over to SciPy's
+    DOP853 (:func:`_hand_over`; its samples appended to ``times`` and
+    ``states``, ``stop`` the change of partition it stopped for, if
+    any)."""
+    if (int(problem._info[3]) == PARTITION_DUE
+            or _better_elsewhere(problem, state[S_T], y.copy())):
+        return (float(state[S_T]), y.copy()), None
+    rest_eval = None if t_eval is None else samples[
+        int(state[S_NEXT_SAMPLE]):]
+    rest = _hand_over(fun, state, stage, y, t1, rest_eval, rtol, atol,
+                      max_step, impacts,
+                      problem if problem.threshold else None)
+    skip = 1 if t_eval is None else 0       # (state[S_T], y) again
+    times.append(rest.t[skip:])
+    states.append(rest.y[:, skip:])
+    state[S_NFEV] += rest.nfev
+    return rest.repartition, rest
 
 
 def _impact_arguments(impacts, t0, y):
