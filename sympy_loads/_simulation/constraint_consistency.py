@@ -21,7 +21,7 @@ of each row of ``f_h``::
 is linear in ``u``; its row ``[J Q, J Q0 + df_h/dt]`` must lie in the row
 space of ``[K, k]`` (the velocity constraints may be any independent
 combination of the derivatives, scaled, with other nonholonomic rows).
-It is evaluated numerically at a seeded random point (coordinates, time,
+It is evaluated numerically at a reproducible random point (coordinates, time,
 constants and specified inputs all random), first where it lands, then,
 if a row fails there, on the configuration constraints (the point's
 coordinates projected onto ``f_h = 0`` by Gauss-Newton steps), since a
@@ -46,8 +46,9 @@ except ImportError:          # the NumPy back end: SymPy does the work
 __all__ = ['check_velocity_constraints']
 
 _TIME = dynamicsymbols._t
-# the seed of the random points: the check gives the same answer each run
-SEED = 35
+# the random points' fixed generator state: the check gives the same
+# answer each run
+RANDOM_STATE = 35
 # random points tried for one on the configuration constraints
 ATTEMPTS = 12
 # a row lies in the row space where its distance from it is below this,
@@ -153,7 +154,7 @@ def _failed_rows(evaluate):
     constraints' row space, and whether that was found on the
     configuration constraints (True) or only off them (False, where no
     random point could be projected onto them)."""
-    rng = np.random.default_rng(SEED)
+    rng = np.random.default_rng(RANDOM_STATE)
     nq, ns, nc = evaluate.sizes
     first = None
     for _ in range(ATTEMPTS):
