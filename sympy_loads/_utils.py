@@ -304,6 +304,47 @@ _KanesParts = namedtuple('_KanesParts', [
     'k_nh', 'f_nh', 'u_aux'])
 
 
+def _random_dependence(expr, targets, samples=3, seed=0):
+    """The indices of ``targets`` (symbols or functions of time) on which
+    the entries of ``expr`` (a Matrix or a sequence of expressions)
+    depend, judged by their derivatives at ``samples`` random points,
+    every other symbol, function of time and derivative given a value in
+    [0.5, 1.5]: a derivative above ``1e-9 (1 + the largest)``, or one that
+    cannot be evaluated there, counts. It finds a coefficient that is zero
+    only after simplification, where ``simplify`` would be slow or
+    unreliable.
+
+    >>> import sympy as sm
+    >>> from sympy.physics.mechanics import dynamicsymbols
+    >>> from sympy_loads._utils import _random_dependence
+    >>> q, R = dynamicsymbols('q R')
+    >>> _random_dependence([(sm.sin(q)**2 + sm.cos(q)**2 - 1)*R + q], [R, q])
+    [1]
+    """
+    rng = np.random.default_rng(seed)
+    column = sm.Matrix([e for e in (expr if hasattr(expr, '__iter__')
+                                    else [expr])])
+    dummies = [sm.Dummy() for _ in targets]
+    column = column.xreplace(dict(zip(targets, dummies)))
+    others = (column.atoms(sm.Derivative)
+              | column.atoms(sm.core.function.AppliedUndef)
+              | column.free_symbols) - set(dummies)
+    others = sorted(others, key=str)
+    values = [sm.Dummy() for _ in others]
+    # xreplace takes a Derivative(q(t), t) whole, q(t) elsewhere
+    grad = column.xreplace(dict(zip(others, values))).jacobian(dummies)
+    function = _lambdify([values, dummies], grad)
+    found = set()
+    for _ in range(samples):
+        with np.errstate(all='ignore'):
+            g = np.asarray(function(rng.uniform(0.5, 1.5, len(values)),
+                                    rng.uniform(0.5, 1.5, len(dummies))),
+                           dtype=float).reshape(len(column), len(dummies))
+        limit = 1e-9 * (1 + np.max(np.abs(g[np.isfinite(g)]), initial=0.0))
+        found |= set(np.nonzero(np.any(~(np.abs(g) <= limit), axis=0))[0])
+    return sorted(int(i) for i in found)
+
+
 def _kanes_parts(kane):
     """Return the partition of a ``KanesMethod`` as a ``_KanesParts``
     named tuple.

@@ -38,7 +38,8 @@ from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import (_equals, _is_default, _lambdify, _nonzero_norm,
-                     _set_once, _sympify_scalar, euclidean_norm)
+                     _random_dependence, _set_once, _sympify_scalar,
+                     euclidean_norm)
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 # joint_reactions and JointReaction are implemented in ._joint_reactions and
 # re-exported here.
@@ -504,7 +505,7 @@ class JointFriction(ActuatorBase):
                        {f for f in find_dynamicsymbols(
                            sm.Matrix(params))}, key=str)
         if extra:
-            expr = self._drop_cancelling(expr, extra, qs + us + uds + [t])
+            expr = self._drop_cancelling(expr, extra)
         symbols = sorted((expr.free_symbols | free_params) - {t}
                          - set(qs) - set(us) - set(uds), key=str)
         missing = [s for s in symbols if s not in constants]
@@ -529,28 +530,16 @@ class JointFriction(ActuatorBase):
         return friction_magnitudes
 
     @staticmethod
-    def _drop_cancelling(expr, extra, args, samples=3, seed=0):
+    def _drop_cancelling(expr, extra):
         """Substitute zero for time functions ``extra`` after checking at
-        random points that ``expr`` does not depend on them."""
-        rng = np.random.default_rng(seed)
-        dummies = [sm.Dummy() for _ in extra]
-        expr = expr.xreplace(dict(zip(extra, dummies)))
-        others = sorted(expr.free_symbols - set(args) - set(dummies),
-                        key=str)
-        grad = expr.jacobian(dummies)
-        func = _lambdify([args, others, dummies], grad)
-        for _ in range(samples):
-            x = rng.uniform(0.5, 1.5, len(args))
-            c = rng.uniform(0.5, 1.5, len(others))
-            d = rng.uniform(0.5, 1.5, len(dummies))
-            g = np.asarray(func(x, c, d), dtype=float)
-            bad = np.nonzero(np.any(np.abs(g) > 1e-9 * (1 + np.abs(g).max()),
-                                    axis=0))[0]
-            if len(bad):
-                raise ValueError(
-                    f'The reaction of the joint depends on '
-                    f'{[str(extra[i]) for i in bad]}; prepare() supports '
-                    f'reactions that are functions of q, u, u\' and t only '
-                    f'(with friction magnitudes that cancel).'
-                    .replace("'", '').replace('u\\', "u'"))
-        return expr.xreplace(dict.fromkeys(dummies, 0))
+        random points that ``expr`` does not depend on them
+        (:func:`._utils._random_dependence`)."""
+        bad = _random_dependence(expr, extra)
+        if bad:
+            raise ValueError(
+                f'The reaction of the joint depends on '
+                f'{[str(extra[i]) for i in bad]}; prepare() supports '
+                f'reactions that are functions of q, u, u\' and t only '
+                f'(with friction magnitudes that cancel).'
+                .replace("'", '').replace('u\\', "u'"))
+        return expr.xreplace(dict.fromkeys(extra, 0))

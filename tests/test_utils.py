@@ -98,3 +98,21 @@ def test_euclidean_norm_of_one_non_real_component_stays_differentiable():
     d = (euclidean_norm(u) * u).diff(u)
     f = sm.lambdify(u, d)
     assert (f(0.0), f(-2.0)) == (0.0, 4.0)
+
+
+def test_random_dependence_sees_through_coefficients_that_cancel():
+    """A reaction R whose coefficient is zero only after simplification
+    (sin^2 + cos^2 - 1) is not a dependence; q, in a derivative too, is;
+    a derivative that cannot be evaluated (log of a negative number)
+    counts as one rather than being taken for zero."""
+    from sympy.physics.mechanics import dynamicsymbols
+    from sympy_loads._utils import _random_dependence
+    q, R, S = dynamicsymbols('q R S')
+    c = sm.Symbol('c')
+    cancelling = (sm.sin(q)**2 + sm.cos(q)**2 - 1) * R
+    assert _random_dependence([cancelling + c * q.diff()], [R]) == []
+    assert _random_dependence([cancelling + c * q.diff()],
+                              [R, q.diff()]) == [1]
+    assert _random_dependence(sm.Matrix([cancelling, S * q]),
+                              [S, R]) == [0]
+    assert _random_dependence([sm.log(-c) * S], [S]) == [0]

@@ -37,8 +37,8 @@ from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
                                symengine_available)
 from .._numeric import eom_blocks
 from .._numeric.codegen import to_symengine
-from .._utils import (_as_loads, _internal_prefix, _kanes_parts, lru_get,
-                     lru_put)
+from .._utils import (_as_loads, _internal_prefix, _kanes_parts,
+                     _random_dependence, lru_get, lru_put)
 
 __all__ = []
 
@@ -75,36 +75,10 @@ def _reactions(kane, u_aux, equations):
     # SymPy's reduced equations of a constrained model may keep a
     # reaction with a coefficient that is zero only after simplification
     # (a noncontributing force): it is a reaction too
+    entries = [e for matrix in matrices for e in matrix]
     return sorted((s for s in found
-                   if s not in main or _absent_from(s, matrices)),
+                   if s not in main or not _random_dependence(entries, [s])),
                   key=_symbol_key)
-
-
-def _absent_from(symbol, matrices, points=3, seed=0):
-    """Whether the derivative of every entry of ``matrices`` with respect
-    to ``symbol`` is zero at ``points`` random values of all their symbols
-    and functions of time (to round-off): a coefficient that only
-    simplifies to zero."""
-    rng = np.random.default_rng(seed)
-    derivatives = [m.diff(symbol) for m in matrices]
-    atoms = set()
-    for m in derivatives:
-        atoms |= m.atoms(sm.Derivative)
-        atoms |= {f for f in m.atoms(sm.Function)
-                  if isinstance(f, sm.core.function.AppliedUndef)}
-        atoms |= m.free_symbols
-    atoms.discard(dynamicsymbols._t)
-    ordered = sorted(atoms, key=str)       # reproducible random values
-    for _ in range(points):
-        # xreplace takes a Derivative(q(t), t) whole, q(t) elsewhere
-        values = {a: sm.Float(rng.uniform(0.5, 1.5)) for a in ordered}
-        values[dynamicsymbols._t] = sm.Float(rng.uniform(0.5, 1.5))
-        for m in derivatives:
-            numbers = [complex(e.xreplace(values).evalf())
-                       for e in m if e != 0]
-            if any(abs(v) > 1e-9 for v in numbers):
-                return False
-    return True
 
 
 def _velocity_parts(body, frame):
