@@ -89,23 +89,30 @@ def _plane_point_velocity(plane_point, frame, center):
     return Vector(0)
 
 
+def _unrelated_normal(normal, frame, detail, plane_frame=False):
+    """The ``ValueError`` of a ``normal`` that cannot be related to
+    ``frame`` (or, where ``plane_frame``, to the plane's frame), naming
+    the frames it is expressed in; ``detail`` says why."""
+    names = sorted({part[1].name for part in normal.args})
+    return ValueError(
+        f'normal {normal} (in the frame{"s" if len(names) > 1 else ""} '
+        f'{", ".join(names)}) cannot be related to the frame {frame.name}'
+        + (' or to plane_frame' if plane_frame else '')
+        + f': {detail} Give the normal in a frame oriented relative to '
+        f'{frame.name}.')
+
+
 def _check_oriented(normal, frame):
     """``ValueError`` naming the normal and its frames unless each frame
     ``normal`` is expressed in is oriented relative to ``frame`` (SymPy's
     own message says only which path is missing)."""
-    frames = [part[1] for part in normal.args]
-    for part in frames:
+    for part in (part[1] for part in normal.args):
         try:
             part.dcm(frame)
         except ValueError as error:
-            names = sorted({f.name for f in frames})
-            raise ValueError(
-                f'normal {normal} (in the frame'
-                f'{"s" if len(names) > 1 else ""} {", ".join(names)}) '
-                f'cannot be related to the frame {frame.name}: the frame '
-                f'{part.name} is not oriented relative to {frame.name} '
-                f'({error}). Give the normal in a frame oriented relative '
-                f'to {frame.name}.') from None
+            raise _unrelated_normal(normal, frame, (
+                f'the frame {part.name} is not oriented relative to '
+                f'{frame.name} ({error}).')) from None
 
 
 def _check_plane(normal, frame, plane_frame):
@@ -128,7 +135,12 @@ def _check_plane(normal, frame, plane_frame):
     else:
         stored = rotating = _frame_of('plane_frame', plane_frame)
     fixed_in = rotating or frame
-    if not _is_zero_vector(normal.dt(fixed_in)):
+    try:
+        rate = normal.dt(fixed_in)
+    except ValueError as error:      # SymPy's words on frames it cannot
+        raise _unrelated_normal(normal, frame, error,    # relate
+                                plane_frame is not None) from None
+    if not _is_zero_vector(rate):
         raise ValueError(
             f'normal {normal} must be fixed in {fixed_in} (the frame the '
             f'plane is fixed in; pass plane_frame for a moving plane).')

@@ -49,7 +49,6 @@ from dataclasses import dataclass
 import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody
-from sympy.physics.vector import Vector
 
 from ._utils import _check_type, _set_once, _sympify_scalar
 from .contact import _check_plane, _plane_velocity
@@ -233,22 +232,9 @@ class Impact:
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
         _set_once(self, 'frame', _check_type('frame', frame, ReferenceFrame))
-        try:
-            # (a normal's frame not oriented to frame is named there)
-            stored, rotating = _check_plane(normal, frame, plane_frame)
-        except ValueError as error:
-            if str(error).startswith('normal'):
-                raise
-            # SymPy's own words on frames it cannot relate
-            frames = sorted({f.name for f in _frames_of(normal)})
-            raise ValueError(
-                f'normal {normal} (in the frame'
-                f'{"s" if len(frames) > 1 else ""}'
-                f' {", ".join(frames)}) cannot be related to the frame '
-                f'{frame.name}'
-                + (' or to plane_frame' if plane_frame is not None else '')
-                + f': {error} Give the normal in a frame oriented relative '
-                f'to {frame.name}.') from None
+        # (a normal whose frames cannot be related to frame is named
+        # there)
+        stored, rotating = _check_plane(normal, frame, plane_frame)
         _set_once(self, 'normal', normal)
         _set_once(self, 'plane_frame', stored)
         e = _sympify_scalar('restitution', restitution, nonnegative=True)
@@ -372,11 +358,6 @@ class Impact:
         if self.rest_speed is not None:
             parts.append(f'rest_speed={self.rest_speed}')
         return ', '.join(parts) + ')'
-
-
-def _frames_of(vector):
-    """The frames a Vector is expressed in."""
-    return [part[1] for part in vector.args]
 
 
 def _check_fixed_in(plane_point, plane_frame, frame):

@@ -9,7 +9,7 @@ import sympy as sm
 from sympy.physics.mechanics import (Force, Point, ReferenceFrame, Torque,
                                      dynamicsymbols)
 
-from sympy_loads import (DAMPING_MODELS, HuntCrossleyContact,
+from sympy_loads import (DAMPING_MODELS, HuntCrossleyContact, Impact,
                          damping_from_restitution, effective_restitution,
                          hertz_stiffness, hysteresis_factor, moment,
                          resultant)
@@ -660,3 +660,23 @@ def test_a_normal_in_a_frame_not_oriented_to_frame_is_named():
                            r'A\) cannot be related to the frame N'):
             HuntCrossleyContact(P, O, A.z, N, stiffness=1e4,
                                 plane_frame=plane_frame)
+
+
+def test_a_plane_frame_not_oriented_to_frame_is_named():
+    """The normal N.z is in frame, but the plane's frame C has no
+    orientation relative to N, so the normal's rate in C cannot be taken:
+    both the contact and the impact say which normal and that plane_frame
+    cannot be related (the contact gave SymPy's bare 'No connecting
+    angular velocity path')."""
+    N, C = ReferenceFrame('N'), ReferenceFrame('C')
+    O = Point('O')
+    O.set_vel(N, 0)
+    z = dynamicsymbols('z')
+    P = O.locatenew('P', z * N.z)
+    P.set_vel(N, z.diff() * N.z)
+    message = (r'normal N.z \(in the frame N\) cannot be related to the '
+               r'frame N or to plane_frame')
+    with pytest.raises(ValueError, match=message):
+        HuntCrossleyContact(P, O, N.z, N, stiffness=1e4, plane_frame=C)
+    with pytest.raises(ValueError, match=message):
+        Impact(P, O, N.z, N, restitution=0.5, plane_frame=C)
