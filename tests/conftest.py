@@ -63,6 +63,34 @@ def cart_pendulum():
     return _cart_pendulum
 
 
+def _circle_particle():
+    """A particle of unit mass on the unit circle, written in (x, y) with
+    x**2 + y**2 = 1 (x independent, y dependent), under gravity ``-g N.y``
+    and a specified force ``F N.x``. Its dependent block 2 y degrades as
+    the particle passes x = 1, where the engine changes partition.
+    Returns a namespace with ``kane, x, y, vx, vy, F, g``."""
+    x, y, vx, vy, F = me.dynamicsymbols('x y v_x v_y F')
+    g = sm.Symbol('g')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    kane = me.KanesMethod(N, [x], [vx], q_dependent=[y], u_dependent=[vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy],
+                          configuration_constraints=[x**2 + y**2 - 1],
+                          velocity_constraints=[x * vx + y * vy])
+    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y + F * N.x)])
+    return SimpleNamespace(kane=kane, x=x, y=y, vx=vx, vy=vy, F=F, g=g)
+
+
+@pytest.fixture(scope='session')
+def circle_particle():
+    """``circle_particle()``: a particle on a circle in (x, y), pushed by
+    a specified force (see :func:`_circle_particle`)."""
+    return _circle_particle
+
+
 @pytest.fixture(scope='session')
 def whipple_with_steer_torque():
     """The Whipple bicycle of Meijaard et al. (2007) with the steer torque

@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import sympy as sm
-import sympy.physics.mechanics as me
 from scipy.integrate import solve_ivp
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -81,23 +80,14 @@ print(json.dumps(out))
 """
 
 
-def _circle_reference(t_eval):
-    """SymPy's own equations of the particle on the circle (its
-    ``mass_matrix_full`` and ``forcing_full``, with the acceleration-level
-    constraint) lambdified and integrated by SciPy at tight tolerance,
-    from the state of the test: ``[x, y, v_x, v_y]`` at ``t_eval``."""
-    x, y, vx, vy, F = me.dynamicsymbols('x y v_x v_y F')
-    g = sm.Symbol('g')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    kane = me.KanesMethod(N, [x], [vx], q_dependent=[y], u_dependent=[vy],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy],
-                          configuration_constraints=[x**2 + y**2 - 1],
-                          velocity_constraints=[x * vx + y * vy])
-    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y + F * N.x)])
+def _circle_reference(model, t_eval):
+    """SymPy's own equations of the particle on the circle (``model``,
+    the conftest's ``circle_particle()``: its ``mass_matrix_full`` and
+    ``forcing_full``, with the acceleration-level constraint) lambdified
+    and integrated by SciPy at tight tolerance, from the state of the
+    test: ``[x, y, v_x, v_y]`` at ``t_eval``."""
+    kane, x, y, vx, vy = model.kane, model.x, model.y, model.vx, model.vy
+    g, F = model.g, model.F
     state = [x, y, vx, vy]
     values = {g: 9.81, F: 3.0}
     M = sm.lambdify([state], kane.mass_matrix_full.subs(values))
@@ -114,7 +104,8 @@ def _circle_reference(t_eval):
     return sol.y
 
 
-def test_constant_input_and_a_change_of_partition_end_with_the_right_answer():
+def test_constant_input_and_a_change_of_partition_end_with_the_right_answer(
+        circle_particle):
     """A constant specified input (a value, which the compiled stepping
     takes) and a change of partition: the particle reaches the threshold
     with x' = 0.048, so a step of 5e-15 s moves x by less than half a unit
@@ -132,7 +123,7 @@ def test_constant_input_and_a_change_of_partition_end_with_the_right_answer():
     times the accumulated integrator tolerance."""
     out = _run_child(_CIRCLE)
     t_eval = np.linspace(0, 0.3, 7)
-    reference = _circle_reference(t_eval)
+    reference = _circle_reference(circle_particle(), t_eval)
     for key in ('compiled_t_eval', 'numpy_t_eval', 'compiled', 'numpy'):
         run = out[key]
         assert run['success'], (key, run['message'])

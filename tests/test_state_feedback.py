@@ -351,7 +351,8 @@ class TestGainSweeps:
                            for v in variant._variants.values())
 
 
-def test_a_relay_on_a_closed_chain_runs_on_numpy_with_partition_changes():
+def test_a_relay_on_a_closed_chain_runs_on_numpy_with_partition_changes(
+        circle_particle):
     """A particle on a circle of unit radius written in (x, y) with
     x**2 + y**2 = 1, under gravity and a horizontal relay force
     F = k Heaviside(y + 2) (always k on the circle): the NumPy variant
@@ -359,18 +360,10 @@ def test_a_relay_on_a_closed_chain_runs_on_numpy_with_partition_changes():
     partition where the particle passes y = 0 (x dependent there), and
     conserves the energy (v**2/2 + g y - k x, the force being constant)
     to the integration tolerance."""
-    x, y, vx, vy, F = me.dynamicsymbols('x y v_x v_y F')
-    g, k = sm.symbols('g k')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x + y * N.y)
-    P.set_vel(N, vx * N.x + vy * N.y)
-    kane = me.KanesMethod(N, [x], [vx], q_dependent=[y], u_dependent=[vy],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy],
-                          configuration_constraints=[x**2 + y**2 - 1],
-                          velocity_constraints=[x * vx + y * vy])
-    kane.kanes_equations([me.Particle('p', P, 1)], [(P, -g * N.y + F * N.x)])
+    model = circle_particle()
+    kane, x, y, vx, vy, F, g = (model.kane, model.x, model.y, model.vx,
+                                model.vy, model.F, model.g)
+    k = sm.Symbol('k')
     with warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)
         result = simulate(kane, (0, 1), {x: 0.3, y: -0.95, vx: 6.0, vy: 0.0},
