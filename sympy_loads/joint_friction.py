@@ -37,9 +37,9 @@ from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
-from ._utils import (_equals, _is_default, _lambdify, _nonzero_norm,
-                     _random_dependence, _set_once, _sympify_scalar,
-                     euclidean_norm)
+from ._utils import (_equals, _is_default, _is_loop_joint, _lambdify,
+                     _loop_joints, _nonzero_norm, _random_dependence,
+                     _set_once, _sympify_scalar, euclidean_norm)
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 # joint_reactions and JointReaction are implemented in ._joint_reactions and
 # re-exported here.
@@ -237,6 +237,13 @@ class JointFriction(ActuatorBase):
     def __init__(self, joint, *, coefficient, radius=None, end_coefficient=0,
                  end_radius=0, alpha=1, preload=0, regularization=0,
                  sign_method='tanh'):
+        if _is_loop_joint(joint):
+            raise TypeError(
+                f'joint: JointFriction in the LoopJoint {joint.name} is not '
+                f'supported; put the friction on a tree joint of the loop '
+                f'(a PinJoint, PrismaticJoint, CylindricalJoint or '
+                f'SphericalJoint): its reaction contains the loop\'s '
+                f'multipliers, and simulate() resolves it.')
         kind = _joint_kind(joint)
         _set_once(self, 'joint', joint)
         self._kind = kind
@@ -442,12 +449,19 @@ class JointFriction(ActuatorBase):
             self._kind, force, omega, self._params(), sm))
 
     def prepare(self, model, constants, **options):
-        """Return ``f(q, u, udot, t) -> ndarray``: the values of
-        :attr:`symbols` from the joint reaction, for ``simulate()``.
+        """Return ``f(q, u, udot, t, multipliers=None) -> ndarray``: the
+        values of :attr:`symbols` from the joint reaction, for
+        ``simulate()``.
 
         The reaction force of :func:`joint_reactions` (options are passed to
         it) is generated once as NumPy code (``cse=True``); ``q``, ``u`` and
-        ``udot`` follow ``model.q`` and ``model.u``. Friction magnitudes that
+        ``udot`` follow ``model.q`` and ``model.u``. In a ``System`` closed
+        by LoopJoints (:class:`~sympy_loads.LoopJoint`) the reaction of a tree joint
+        contains the loops' multipliers: ``multipliers`` are then their
+        values, in the order of the loops in ``model.joints`` and of each
+        loop's :attr:`~sympy_loads.LoopJoint.multipliers` (``simulate()``
+        solves them from the equations of motion evaluated with the
+        current friction, within the relaxation). Friction magnitudes that
         appear in the reaction (they cancel: friction of this joint acts
         along the directions it leaves free, that of other joints of the
         child side is internal to it) are checked to contribute nothing at
@@ -495,7 +509,12 @@ class JointFriction(ActuatorBase):
         qs = [sm.Dummy(f'q{i}') for i in range(len(q))]
         us = [sm.Dummy(f'u{i}') for i in range(len(u))]
         uds = [sm.Dummy(f'ud{i}') for i in range(len(u))]
+        # a closed loop's multipliers (in the reaction of a tree joint)
+        multipliers = [s for loop in _loop_joints(model)
+                       for s in loop.multipliers]
+        lams = [sm.Dummy(f'lam{i}') for i in range(len(multipliers))]
         repl = {ui.diff(t): d for ui, d in zip(u, uds)}
+        repl.update(zip(multipliers, lams))
         repl.update(zip(q, qs))
         repl.update(zip(u, us))
         expr = expr.xreplace(repl)
@@ -507,7 +526,7 @@ class JointFriction(ActuatorBase):
         if extra:
             expr = self._drop_cancelling(expr, extra)
         symbols = sorted((expr.free_symbols | free_params) - {t}
-                         - set(qs) - set(us) - set(uds), key=str)
+                         - set(qs) - set(us) - set(uds) - set(lams), key=str)
         missing = [s for s in symbols if s not in constants]
         if missing:
             raise ValueError(
@@ -515,12 +534,21 @@ class JointFriction(ActuatorBase):
                 f'(needed by the reaction or the friction parameters of '
                 f'{self.joint.name}).'.replace("'", ''))
         values = [float(constants[s]) for s in symbols]
-        numeric = _lambdify([qs, us, uds, t, symbols], expr)
+        numeric = _lambdify([qs, us, uds, t, lams, symbols], expr)
         param_func = _lambdify([symbols], sm.Matrix(params))
         kind = self._kind
+        needs = [str(s) for s, d in zip(multipliers, lams) if expr.has(d)]
+        name = self.joint.name
 
-        def friction_magnitudes(q, u, udot, t):
-            out = np.asarray(numeric(q, u, udot, t, values),
+        def friction_magnitudes(q, u, udot, t, multipliers=None):
+            if multipliers is None:
+                if needs:
+                    raise ValueError(
+                        f'the reaction of {name} contains the multipliers '
+                        f'{needs} of the LoopJoints of the model: pass '
+                        f'their values (multipliers=...).'.replace("'", ''))
+                multipliers = np.zeros(len(lams))
+            out = np.asarray(numeric(q, u, udot, t, multipliers, values),
                              dtype=float).ravel()
             p = np.asarray(param_func(values), dtype=float).ravel()
             omega = out[3:6] if kind is SphericalJoint else None

@@ -73,6 +73,7 @@ from ._simulation.arguments import (
     _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
     _check_t_span, _initial_state, _pack_constants, _specified_functions)
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
+from ._simulation.multipliers import loop_multipliers
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
 from ._simulation.numeric_model import NumericModel
@@ -869,7 +870,15 @@ class Simulation:
         self._nm = nm
         self._friction_items = friction_items
         self._impact_items = impact_items
-        self._output_spec = nm.output_function(outputs) if outputs else None
+        # the LoopJoints' multipliers: outputs may contain them, and the
+        # reactions of joint friction in a closed loop do
+        loops, loop_symbols = loop_multipliers(model)
+        self._output_spec = (nm.output_function(outputs, loop_symbols)
+                             if outputs else None)
+        self._loops = (nm.loop_multipliers(loops) if loops and (
+            friction_items or (self._output_spec
+                               and self._output_spec.multipliers))
+            else None)
         self._impact_spec = (impact_outputs(nm, impact_items)
                              if impact_items else None)
         extra = (list(self._output_spec.extra_constants)
@@ -1094,6 +1103,7 @@ class Simulation:
                               for item in friction_items]
         problem = Problem(nm, c, spec_functions, solver, friction_functions,
                           friction_options)
+        problem.loops = self._loops
         stick_slip = (StickSlip.attach(problem, friction_items)
                       if friction_items and not impact_items
                       and is_forward((t0, t1)) else None)

@@ -20,6 +20,7 @@ evaluated.
 """
 
 import pickle
+import re
 import time
 import warnings
 import weakref
@@ -489,14 +490,27 @@ class NumericModel:
                                                   A.LUsolve(b)))
         return self._reaction_expressions
 
-    def output_function(self, outputs):
+    def loop_multipliers(self, loops):
+        """The :class:`.multipliers.LoopMultipliers` of the LoopJoints
+        ``loops`` (their ``B``, generated once per set of loops and kept
+        with the model, see :meth:`derived`)."""
+        from .multipliers import LoopMultipliers
+        key = ('loop multipliers', tuple(
+            (loop.name, sm.ImmutableMatrix(loop.holonomic_constraints))
+            for loop in loops))
+        return self.derived(key, lambda: LoopMultipliers(self, loops))
+
+    def output_function(self, outputs, multipliers=()):
         """The :class:`OutputSpec` of the ``outputs`` mapping, generated
         once per set of expressions (its ``function`` takes the rows
-        ``[x, extra constants, u']``). The last :data:`OUTPUT_CACHE_SIZE`
-        sets used are kept
+        ``[x, extra constants, u', lambda]``, ``lambda`` the values of the
+        LoopJoints' ``multipliers`` it uses, none if it uses none). The
+        last :data:`OUTPUT_CACHE_SIZE` sets used are kept
         (:func:`lru_get`): a sweep with new expressions per call does not
         keep every generated function."""
-        key = tuple((name, expr) for name, expr in outputs.items())
+        multipliers = list(multipliers)
+        key = (tuple((name, expr) for name, expr in outputs.items()),
+               tuple(multipliers))
         found = lru_get(self._outputs, key)
         if found is not None:
             return found
@@ -509,8 +523,10 @@ class NumericModel:
             names |= {s.name for s in sm.sympify(expr).free_symbols}
         tag = _internal_prefix(names, self._tag)
         udot_symbols = [sm.Symbol(f'{tag}ud{i}') for i in range(len(self.u))]
+        lam_symbols = [sm.Symbol(f'{tag}l{i}')
+                       for i in range(len(multipliers))]
         allowed = (set(self.q) | set(self.u) | set(self.specified)
-                   | set(self.friction))
+                   | set(self.friction) | set(multipliers))
         exprs, shapes = [], []
         for name, expr in outputs.items():
             matrix = sm.Matrix([expr]) if not isinstance(
@@ -530,7 +546,8 @@ class NumericModel:
                 raise ValueError(
                     f'outputs[{name!r}] contains {sorted(map(str, unknown))}, '
                     f'which are neither coordinates, speeds, their time '
-                    f'derivatives nor specified inputs of the model.')
+                    f'derivatives nor specified inputs of the model'
+                    f'{_multiplier_hint(unknown, multipliers)}.')
             elsewhere = evaluated_elsewhere(matrix, allowed)
             if elsewhere:
                 raise ValueError(
@@ -553,9 +570,15 @@ class NumericModel:
         # have the name of an internal symbol of the model
         renamed = {s: sm.Symbol(f'{tag}e{i}') for i, s in
                    enumerate(extra)}
-        flat = [e.xreplace(renamed).xreplace(self._plain)
+        used = [i for i, s in enumerate(multipliers)
+                if any(e.has(s) for e in exprs)]
+        used_multipliers = [multipliers[i] for i in used]
+        lam_symbols = [lam_symbols[i] for i in used]
+        lam_plain = dict(zip(used_multipliers, lam_symbols))
+        flat = [e.xreplace(lam_plain).xreplace(renamed).xreplace(self._plain)
                 for matrix in exprs for e in matrix]
-        inputs = self.inputs() + list(renamed.values()) + udot_symbols
+        inputs = (self.inputs() + list(renamed.values()) + udot_symbols
+                  + lam_symbols)
         kind = 'llvm' if self.backend == 'compiled' else 'numpy'
         try:
             function = generate(inputs, flat, kind, 'outputs')
@@ -567,9 +590,25 @@ class NumericModel:
         sizes = [len(e) for e in exprs]
         uses_udot = any(e.has(*udot_symbols) for e in exprs)
         entry = OutputSpec(list(outputs), shapes, sizes, function, extra,
-                           uses_udot)
+                           uses_udot, used_multipliers)
         lru_put(self._outputs, key, entry, OUTPUT_CACHE_SIZE)
         return entry
+
+
+def _multiplier_hint(unknown, multipliers):
+    """What to say of the ``unknown`` functions of an output that look
+    like a LoopJoint's multipliers (``lambda_<name>_<Fx...Tz>``) the model
+    does not have (a KanesMethod knows no joints)."""
+    names = [str(s) for s in unknown
+             if re.fullmatch(r'lambda_.+_[FT][xyz]\(t\)', str(s))]
+    if not names:
+        return ''
+    return (f' ({", ".join(names)} look like LoopJoint multipliers; '
+            f'outputs may contain the multipliers of the LoopJoints of a '
+            f'System given as the model (simulate(system, ...), not its '
+            f'KanesMethod)'
+            + (f', here {[str(s) for s in multipliers]}'.replace("'", '')
+               if multipliers else '') + ')')
 
 
 class OutputSpec(NamedTuple):
@@ -587,6 +626,9 @@ class OutputSpec(NamedTuple):
     extra_constants: list
     #: whether an output contains a time derivative of a speed
     uses_udot: bool
+    #: the LoopJoints' multipliers the outputs contain (the last inputs of
+    #: ``function``, in this order)
+    multipliers: list = []
 
 
 # output functions kept per numeric model (simulate()'s outputs), and

@@ -86,6 +86,10 @@ class Problem:
         # the stick-slip modes of exact-sign joint friction, if any
         # (:class:`.stick_slip.StickSlip` attaches itself here)
         self.stick_slip = None
+        # the LoopJoints' multipliers (.multipliers.LoopMultipliers), set
+        # by the Simulation when the friction or the outputs need them
+        self.loops = None
+        self.multiplier_values = None     # the last ones relax() used
         # what a stalled integration most likely meets (see watched())
         self.stall_hint = None
         self.n_friction = len(nm.friction)
@@ -831,24 +835,47 @@ class Problem:
             return self.stick_slip.derivatives(t, q, u)
         qdot, udot, f, _ = self.relax(
             t, q, u, lambda f: self.solve_eom(t, q, u, spec + list(f))
-            + (None,))
+            + (None, (u, f)))
         return qdot, udot, f
+
+    def multipliers(self, t, q, u, udot, slots):
+        """The LoopJoints' multipliers at ``(t, q, u)`` with the
+        accelerations ``udot`` and the friction slots ``slots`` (the
+        values the equations were solved with), from the unconstrained
+        equations (:class:`.multipliers.LoopMultipliers`)."""
+        x = self.input_vector(t, q, u, self.specified(t, q, u)
+                              + list(slots))
+        try:
+            return self.loops.solve(x, np.asarray(udot, dtype=float),
+                                    self.nm.functions['eom'], t)
+        except SimulationError as error:
+            error.q, error.u = np.array(q, dtype=float), np.array(
+                u, dtype=float)
+            raise
 
     def relax(self, t, q, u, solve):
         """``(q', u', f, extra)``: the joint-friction magnitudes ``f`` by
         relaxation ("Three-Dimensional Generalized Forces" course notes),
-        from the last ones: ``solve(f)`` gives ``(q', u', extra)`` with the
-        magnitudes ``f``, the joints' reactions then give new magnitudes,
-        and ``f`` moves ``friction_relaxation`` of the way to them until
-        they change by at most ``friction_tolerance`` (relative to
-        ``max(1, |f|)``). :class:`SimulationError` where that takes more
-        than ``friction_max_iterations``."""
+        from the last ones: ``solve(f)`` gives ``(q', u', extra, used)``
+        with the magnitudes ``f`` (``used``: the speeds and friction slots
+        the equations were evaluated with), the joints' reactions then
+        give new magnitudes (in a model closed by LoopJoints, from the
+        multipliers solved from those equations), and ``f`` moves
+        ``friction_relaxation`` of the way to them until they change by
+        at most ``friction_tolerance`` (relative to ``max(1, |f|)``).
+        :class:`SimulationError` where that takes more than
+        ``friction_max_iterations``."""
         f = self.friction_values.copy()
         change = np.inf
         for _ in range(self.friction_max_iterations):
-            qdot, udot, extra = solve(f)
+            qdot, udot, extra, used = solve(f)
+            args = (q, u, udot, t)
+            if self.loops is not None:
+                self.multiplier_values = self.multipliers(
+                    t, q, used[0], udot, used[1])
+                args += (self.multiplier_values,)
             new = np.concatenate([
-                np.atleast_1d(np.asarray(func(q, u, udot, t), dtype=float))
+                np.atleast_1d(np.asarray(func(*args), dtype=float))
                 for func in self.friction_functions])
             change = np.max(np.abs(new - f))
             f = f + self.friction_relaxation * (new - f)
@@ -1099,7 +1126,9 @@ class Problem:
 
 def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
     """The requested outputs at every sample."""
-    names, shapes, sizes, function, _, uses_udot = output_spec
+    names, shapes, sizes, function, _, uses_udot, multipliers = output_spec
+    if multipliers:
+        wanted = [problem.loops.symbols.index(s) for s in multipliers]
     rows = []
     # the derivatives at each sample with the partition of its stretch
     stretch = problem.stretches(times)
@@ -1108,16 +1137,23 @@ def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
         for i, t in enumerate(times):
             udot = np.zeros(problem.nu)
             f = problem.friction_values
-            if uses_udot or problem.n_friction:
+            lam = []
+            if uses_udot or problem.n_friction or multipliers:
                 if problem.stick_slip is not None:
                     problem.stick_slip.mode_at(t)
                 if len(problem.history) > 1:
                     _, partition, branch = problem.history[stretch[i]]
                     problem._set_partition(partition, branch)
                 _, udot, f = problem.derivatives(t, q[i], u[i])
+                if multipliers:
+                    # with friction, those relax() solved with the friction
+                    # values that gave udot (holding forces included)
+                    lam = (problem.multiplier_values if problem.n_friction
+                           else problem.multipliers(t, q[i], u[i], udot,
+                                                    f))[wanted]
             x = problem.input_vector(
                 t, q[i], u[i], problem.specified(t, q[i], u[i]) + list(f))
-            rows.append(np.concatenate([x, extra_values, udot]))
+            rows.append(np.concatenate([x, extra_values, udot, lam]))
     finally:
         if len(problem.history) > 1:
             problem._set_partition(*current)

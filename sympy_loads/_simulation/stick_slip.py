@@ -148,7 +148,8 @@ class StickSlip:
                                        * sgn[slip])
             h = np.full(len(k), np.nan)
             if not len(held):
-                return p.solve_eom(t, q, u_eval, spec + list(slots)) + (h,)
+                return p.solve_eom(t, q, u_eval, spec + list(slots)) + (
+                    h, (u_eval, slots))
             slots[self.slots[held]] = 0.0
             qdot, udot0 = p.solve_eom(t, q, u_eval, spec + list(slots))
             columns = []
@@ -171,7 +172,10 @@ class StickSlip:
                     time=t, q=q, u=u) from None
             udot = udot0 + columns @ h[held]
             udot[k[held]] = 0.0
-            return qdot, udot, h
+            # the slots that give these accelerations (the equations are
+            # linear in them): the holding forces times the sign
+            slots[self.slots[held]] = sgn[held] * h[held]
+            return qdot, udot, h, (u_eval, slots)
 
         qdot, udot, f, h = p.relax(t, q, u, solve)
         if zero.any():

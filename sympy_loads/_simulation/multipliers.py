@@ -1,0 +1,144 @@
+"""Private: the multipliers of the :class:`~sympy_loads.LoopJoint`\\ s of a
+model, solved at a state from the unconstrained equations.
+
+With dependent speeds the numeric model holds the *unconstrained*
+equations ``M u' = F`` (every speed independent, see
+:mod:`sympy_loads._equations`), and the motion satisfies
+
+.. math::
+
+   M \\dot{u} - F = B^T \\lambda
+
+where ``B`` is the Jacobian, with respect to the speeds, of the velocity
+rows of the loops' holonomic constraints (their time derivative, ``q'``
+from the kinematic equations) and ``lambda`` the loops' multipliers
+(:attr:`~sympy_loads.LoopJoint.multipliers`): the generalized constraint
+force of a multiplier is its row of ``B`` times it, since each row's time
+derivative is the component of the relative velocity (or angular
+velocity) of the child that the multiplier's force (torque) acts along
+(Kane and Levinson, "Dynamics: Theory and Applications", sec. 4.4,
+noncontributing forces; the linearization of the model finds them the
+same way). ``B`` is generated once per model and set of loops
+(:meth:`NumericModel.derived`) as a function of the model's input vector.
+
+At each evaluation ``lambda`` is the least-squares solution, then
+checked: ``B`` must have full row rank (else the reaction is not
+determined, the mechanism is statically indeterminate) and the residual
+must be round-off (else the model has constraint forces that are not the
+loops': a loop closed by hand, a nonholonomic constraint).
+"""
+
+import numpy as np
+import sympy as sm
+from sympy.physics.mechanics import dynamicsymbols
+
+from .._errors import SimulationError
+from .._numeric import eom_blocks
+from .._numeric.codegen import CodegenError, generate
+from .._utils import _loop_joints
+
+__all__ = []
+
+_TIME = dynamicsymbols._t
+
+#: smallest singular value of ``B``, relative to its largest, below which
+#: the loops' rows count as dependent (the reaction is not determined)
+RANK_RATIO = 1e-9
+#: largest residual of ``B^T lambda = M u' - F`` relative to the size of
+#: the equations (``|M u'| + |F|``) that counts as round-off
+RESIDUAL_RATIO = 1e-7
+
+
+def loop_multipliers(model):
+    """``(loops, multipliers)``: the LoopJoints of ``model`` (a System;
+    none for a KanesMethod) and their multipliers, in the order of
+    ``model.joints`` and of each loop's rows."""
+    loops = _loop_joints(model)
+    symbols = [s for loop in loops for s in loop.multipliers]
+    return loops, symbols
+
+
+class LoopMultipliers:
+    """``B`` of the LoopJoints ``loops`` of the numeric model ``nm`` and
+    the solution of the multipliers at a state (see the module)."""
+
+    def __init__(self, nm, loops):
+        self.symbols = [s for loop in loops for s in loop.multipliers]
+        # for the messages: 'D.Fx' per row
+        self.rows = [f'{loop.name}.{label}' for loop in loops
+                     for label in loop.labels]
+        self.loop_names = [loop.name for loop in loops]
+        self.nq, self.nu = len(nm.q), len(nm.u)
+        self.blocks = eom_blocks(self.nq, self.nu, len(nm.u_dep_idx),
+                                 nm.kinematics_is_identity)
+        phi = sm.Matrix.vstack(*[sm.Matrix(loop.holonomic_constraints)
+                                 for loop in loops])
+        qdot = sm.Matrix([nm.kindiff[s.diff(_TIME)] for s in nm.q])
+        rate = phi.jacobian(nm.q) * qdot + phi.diff(_TIME)
+        B = rate.jacobian(nm.u)
+        flat = [e.xreplace(nm._plain) for e in B]
+        unknown = set().union(*(e.free_symbols for e in flat)) - set(
+            nm.inputs())
+        if unknown:
+            raise ValueError(
+                f'the holonomic constraints of the LoopJoints '
+                f'{", ".join(self.loop_names)} contain {sorted(map(str, unknown))}, '
+                f'which the equations of motion do not; add the loops\' '
+                f'constraints to the model (add_holonomic_constraints) '
+                f'before form_eoms().')
+        kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
+        try:
+            self.jacobian = generate(nm.inputs(), flat, kind, 'multipliers')
+        except CodegenError:
+            self.jacobian = generate(nm.inputs(), flat, 'numpy',
+                                     'multipliers')
+
+    def solve(self, x, udot, eom, t=None):
+        """``lambda`` at the input vector ``x`` with the accelerations
+        ``udot``; ``eom`` is the model's ``eom`` function (evaluated at
+        ``x``). :class:`SimulationError` where ``B`` loses rank or the
+        residual is not round-off."""
+        _, mass, forcing, g0, _ = self.blocks
+        nu = self.nu
+        e = eom(x)
+        M = e[mass:forcing].reshape(nu, nu)
+        F = e[forcing:g0]
+        lhs = M @ udot - F
+        B = np.asarray(self.jacobian(x), dtype=float).reshape(
+            len(self.symbols), nu)
+        U, sigma, _ = np.linalg.svd(B, full_matrices=True)
+        t = float(x[0]) if t is None else float(t)
+        if not len(sigma) or sigma[-1] <= RANK_RATIO * sigma[0]:
+            raise SimulationError(self._rank_message(U, sigma, t), time=t)
+        lam, *_ = np.linalg.lstsq(B.T, lhs, rcond=None)
+        residual = float(np.max(np.abs(B.T @ lam - lhs), initial=0.0))
+        scale = float(np.max(np.abs(M @ udot), initial=0.0)
+                      + np.max(np.abs(F), initial=0.0))
+        if not residual <= RESIDUAL_RATIO * scale + 1e-300:
+            raise SimulationError(
+                f'the multipliers of the LoopJoints '
+                f'{", ".join(self.loop_names)} do '
+                f'not balance the equations of motion at t = {t:.10g} '
+                f'(residual {residual:.3g} of {scale:.3g}): the model has '
+                f'constraint forces that are not its LoopJoints\' (a loop '
+                f'closed by hand with add_holonomic_constraints, a '
+                f'nonholonomic constraint); close every loop with a '
+                f'LoopJoint to have its reaction.', time=t)
+        return lam
+
+    def _rank_message(self, U, sigma, t):
+        n = len(self.symbols)
+        rank = int(np.sum(sigma > RANK_RATIO * sigma[0])) if len(sigma) \
+            else 0
+        # the combinations of rows that B^T maps to nothing
+        null = U[:, rank:n]
+        weight = np.max(np.abs(null), axis=1) if null.size else np.ones(n)
+        rows = [r for r, w in zip(self.rows, weight) if w > 1e-8]
+        return (f'the reactions of the LoopJoints '
+                f'{", ".join(self.loop_names)} are not determined at t = '
+                f'{t:.10g}: the rows {", ".join(rows)} of their '
+                f'constraints are dependent (rank {rank} of {n}), so the '
+                f'mechanism is statically indeterminate and no unique '
+                f'multipliers exist. Remove the redundant rows (a LoopJoint '
+                f'of a kind that constrains less, e.g. spherical instead of '
+                f'pin).')
