@@ -277,6 +277,20 @@ def _max_or_zero(values):
 # ---------------------------------------------------------------------------
 # Reading the model
 
+def _check_no_multipliers_in_equations(nm, multipliers):
+    """ValueError where the equations of motion contain a LoopJoint's
+    multiplier (a load written from its force): it is unknown, not a
+    specified input."""
+    found = [s for s in nm.specified if s in set(multipliers)]
+    if found:
+        raise ValueError(
+            f'model: the equations of motion contain the LoopJoint '
+            f'multipliers {", ".join(str(s) for s in found)} (a load '
+            f'written from the force of a LoopJoint); they are unknowns of '
+            f'the equations, not specified inputs. Coulomb friction driven '
+            f'by a reaction is JointFriction on a tree joint of the loop '
+            f'(joint_friction=), which simulate() resolves by relaxation.')
+
 def _kanes_method_of(model):
     """Return the ``KanesMethod`` behind ``model`` (TypeError/ValueError)."""
     if isinstance(model, KanesMethod):
@@ -873,6 +887,7 @@ class Simulation:
         # the LoopJoints' multipliers: outputs may contain them, and the
         # reactions of joint friction in a closed loop do
         loops, loop_symbols = loop_multipliers(model)
+        _check_no_multipliers_in_equations(nm, loop_symbols)
         self._output_spec = (nm.output_function(outputs, loop_symbols)
                              if outputs else None)
         self._loops = (nm.loop_multipliers(loops) if loops and (

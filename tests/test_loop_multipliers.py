@@ -249,3 +249,92 @@ def test_hand_closed_constraint_beside_a_loop_joint_is_refused():
                        match='constraint forces that are not its LoopJoi'):
         simulate(system, (0, 0.1), initial, constants,
                  outputs={'Fx': loop.multipliers[0]})
+
+
+def double_parallelogram():
+    """Three parallel bars A, C, E of length l pinned to the ground at 0,
+    d and 2d along N.x, and a coupler B of length 2d pinned to A's tip,
+    closed to C by the LoopJoint D and to E by the LoopJoint F: the
+    classic statically indeterminate mechanism (the rows of D and F are
+    dependent everywhere). The model keeps only F's row Fx."""
+    q1, q2, q3, q4, u1, u2, u3, u4 = dynamicsymbols('q1:5 u1:5')
+    l, d, m, g = sm.symbols('l d m g', positive=True)
+    N = RigidBody('N')
+    A, C, E = _bar('A', m, l), _bar('C', m, l), _bar('E', m, l)
+    B = _bar('B', m, 2 * d)
+    joints = [
+        PinJoint('JA', N, A, q1, u1, child_point=-l / 2 * A.x,
+                 joint_axis=N.z),
+        PinJoint('JB', A, B, q2, u2, parent_point=l / 2 * A.x,
+                 child_point=-d * B.x, joint_axis=N.z),
+        PinJoint('JC', N, C, q3, u3, parent_point=d * N.x,
+                 child_point=-l / 2 * C.x, joint_axis=N.z),
+        PinJoint('JE', N, E, q4, u4, parent_point=2 * d * N.x,
+                 child_point=-l / 2 * E.x, joint_axis=N.z)]
+    D = LoopJoint('D', B, C, parent_point=B.masscenter,
+                  child_point=l / 2 * C.x, kind='pin', joint_axis=N.z)
+    F = LoopJoint('F', B, E, parent_point=d * B.x,
+                  child_point=l / 2 * E.x, kind='pin', joint_axis=N.z)
+    system = System.from_newtonian(N)
+    system.add_bodies(A, B, C, E)
+    system.add_joints(*joints, D, F)
+    system.add_holonomic_constraints(*D.holonomic_constraints,
+                                     F.holonomic_constraints[0])
+    system.apply_uniform_gravity(-g * N.y)
+    system.q_ind, system.q_dep = [q1], [q2, q3, q4]
+    system.u_ind, system.u_dep = [u1], [u2, u3, u4]
+    system.form_eoms(explicit_kinematics=True)
+    constants = {l: 0.5, d: 0.7, m: 1.0, g: 9.81}
+    initial = {q1: 1.0, q2: -1.0, q3: 1.0, q4: 1.0, u1: 0.5, u2: -0.5,
+               u3: 0.5, u4: 0.5}
+    return system, (D, F), constants, initial
+
+
+def test_statically_indeterminate_loops_are_refused():
+    """The multipliers of dependent rows are not determined: an error
+    naming the LoopJoints and their rows, not a least-squares answer."""
+    system, (D, F), constants, initial = double_parallelogram()
+    # the motion itself is determined
+    free = simulate(system, (0.0, 0.2), initial, constants)
+    assert free.success
+    with pytest.raises(SimulationError, match=r'LoopJoints D, F are not '
+                       r'determined.*rows D\.Fx.*F\.F.*statically '
+                       r'indeterminate'):
+        simulate(system, (0.0, 0.2), initial, constants,
+                 outputs={'D': D.multipliers})
+
+
+def test_a_multiplier_in_the_loads_is_refused():
+    """The equations may not contain a multiplier (a load written from a
+    LoopJoint's force): it is no specified input, and simulate() says so
+    instead of asking for its values."""
+    q1, u1 = dynamicsymbols('q1 u1')
+    system, loop, constants, initial = four_bar()
+    A = [b for b in system.bodies if b.name == 'A'][0]
+    system.add_loads(me.Torque(A.frame, -0.1 * loop.multipliers[0]
+                               * system.frame.z))
+    system.form_eoms(explicit_kinematics=True)
+    with pytest.raises(ValueError, match=r'lambda_D_Fx.*JointFriction'):
+        simulate(system, (0.0, 0.1), initial, constants)
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_multipliers_in_a_pickled_simulation_and_simulate_many(backend):
+    """A Simulation with multiplier outputs pickles (simulate_many sends
+    it to workers) and gives the same values there."""
+    system, loop, constants, initial = four_bar()
+    outputs = {'lam': loop.multipliers}
+    options = dict(t_eval=np.linspace(0.0, 0.3, 4), rtol=1e-10, atol=1e-12)
+    simulation = Simulation(system, outputs=outputs, backend=backend)
+    direct = simulation.run((0.0, 0.3), initial, constants, **options)
+    again = pickle.loads(pickle.dumps(simulation)).run(
+        (0.0, 0.3), initial, constants, **options)
+    assert np.array_equal(direct.outputs['lam'], again.outputs['lam'])
+    q1 = system.q[0]
+    results = simulate_many(system, (0.0, 0.3), initial, constants,
+                            [{}, {q1: 1.1}], outputs=outputs,
+                            backend=backend, **options)
+    assert np.allclose(results[0].outputs['lam'], direct.outputs['lam'],
+                       rtol=0, atol=1e-12)
+    assert not np.allclose(results[1].outputs['lam'],
+                           direct.outputs['lam'])
