@@ -12,8 +12,9 @@ from collections import deque
 import sympy as sm
 from sympy.physics.mechanics import (CylindricalJoint, Force, KanesMethod,
                                      PinJoint, PrismaticJoint, ReferenceFrame,
-                                     RigidBody,
-                                     SphericalJoint, Torque, dynamicsymbols)
+                                     RigidBody, SphericalJoint, Torque,
+                                     WeldJoint, dynamicsymbols)
+from sympy.physics.mechanics.joint import Joint
 from sympy.physics.mechanics.body_base import BodyBase
 from sympy.physics.mechanics.system import System
 from sympy.physics.vector import Vector
@@ -23,7 +24,10 @@ from ._utils import _as_loads, _check_type, _kanes_parts
 
 __all__ = ['joint_reactions', 'JointReaction']
 
+# Joints JointFriction acts in (see _joint_kind).
 _JOINT_TYPES = (PinJoint, PrismaticJoint, CylindricalJoint, SphericalJoint)
+# Tree joints whose reaction joint_reactions computes.
+_TREE_TYPES = _JOINT_TYPES + (WeldJoint,)
 
 # Which reaction components an ideal joint transmits, in the joint frame
 # (z along the joint axis): (force x, y, z), (torque x, y, z).
@@ -32,7 +36,21 @@ _CONSTRAINED = {
     PrismaticJoint: ((1, 1, 0), (1, 1, 1)),
     CylindricalJoint: ((1, 1, 0), (1, 1, 0)),
     SphericalJoint: ((1, 1, 1), (0, 0, 0)),
+    WeldJoint: ((1, 1, 1), (1, 1, 1)),
 }
+
+# What a sympy_loads.LoopJoint carries; it is recognised by these
+# attributes rather than imported, so that this module does not depend on
+# the module defining it.
+_LOOP_ATTRIBUTES = ('multipliers', 'holonomic_constraints', 'axes',
+                    'force', 'torque', 'force_components',
+                    'torque_components')
+
+
+def _is_loop_joint(joint):
+    """True for a joint that closes a loop (a ``sympy_loads.LoopJoint``)."""
+    return isinstance(joint, Joint) and all(
+        hasattr(joint, name) for name in _LOOP_ATTRIBUTES)
 
 
 def _joint_kind(joint):
@@ -42,6 +60,85 @@ def _joint_kind(joint):
     raise TypeError(
         f'joint must be a PinJoint, PrismaticJoint, CylindricalJoint or '
         f'SphericalJoint, not {type(joint).__name__} {joint!r}.')
+
+
+def _reaction_kind(joint):
+    """The tree joint class of ``joint``, or ``'loop'`` for a loop joint."""
+    if _is_loop_joint(joint):
+        return 'loop'
+    for kind in _TREE_TYPES:
+        if isinstance(joint, kind):
+            return kind
+    raise TypeError(
+        f'joint must be a PinJoint, PrismaticJoint, CylindricalJoint, '
+        f'SphericalJoint, WeldJoint or sympy_loads.LoopJoint, not '
+        f'{type(joint).__name__} {joint!r}.')
+
+
+def _same_row(row, rows):
+    """True if ``row`` equals a row of ``rows`` or its negative."""
+    for other in rows:
+        if row == other or row == -other:
+            return True
+    for other in rows:
+        if sm.expand(row - other) == 0 or sm.expand(row + other) == 0:
+            return True
+    return False
+
+
+def _loop_joints(model):
+    """The loop joints among ``model.joints`` (none for a KanesMethod)."""
+    if not isinstance(model, System):
+        return []
+    return [j for j in model.joints if _is_loop_joint(j)]
+
+
+def _check_loop_rows(loops, system):
+    """Raise ValueError if a loop joint's rows are not all among the
+    system's holonomic constraints (its multipliers would then be no
+    constraint force of the equations)."""
+    held = list(system.holonomic_constraints) if loops else []
+    for loop in loops:
+        missing = [r for r in loop.holonomic_constraints
+                   if not _same_row(r, held)]
+        if missing:
+            raise ValueError(
+                f'The constraints {missing} of the loop joint {loop.name!r} '
+                f'are not among the holonomic constraints of the system, so '
+                f'its multipliers {list(loop.multipliers)} are not its '
+                f'constraint force; add them with '
+                f'system.add_holonomic_constraints(*loop.holonomic_'
+                f'constraints).')
+
+
+def _check_constraints_are_loops(joint, model, loops):
+    """Raise ValueError if the model has dependent speeds or constraints
+    that are not the rows of its loop joints: their constraint forces are
+    no loads of the model, so the reaction of ``joint`` is undefined."""
+    u_dep = _dependent_speeds(model)
+    if isinstance(model, System):
+        rows = [r for loop in loops for r in loop.holonomic_constraints]
+        others = [h for h in model.holonomic_constraints
+                  if not _same_row(h, rows)]
+        others += list(model.nonholonomic_constraints)
+        if not others:
+            return
+        what = (f'constraints {others} that are not the rows of a '
+                f'sympy_loads.LoopJoint')
+    elif not u_dep:
+        return
+    else:
+        what = ('constraints (a KanesMethod holds no joints, so no '
+                'sympy_loads.LoopJoint either)')
+    raise ValueError(
+        f'The model has dependent speeds {u_dep} from {what} (e.g. a '
+        f'closed loop written with add_holonomic_constraints, or a '
+        f'nonholonomic constraint): the constraint forces they imply are not '
+        f'loads of the model, so the reaction of {joint} is only defined if '
+        f'none acts on its child side. Close kinematic loops of a System '
+        f'with sympy_loads.LoopJoint, whose multipliers carry the constraint '
+        f'force, or pass child_bodies to state which bodies the child side '
+        f'is.')
 
 
 def _dependent_speeds(model):
@@ -81,9 +178,9 @@ def _model_parts(model, frame=None):
 def _axis_basis(joint):
     """Unit vectors ``(e_x, e_y, e_z)`` fixed in ``joint.child_interframe``
     with ``e_z`` along the joint axis (the child interframe's own axes for a
-    spherical joint)."""
+    spherical or weld joint)."""
     frame = joint.child_interframe
-    if isinstance(joint, SphericalJoint):
+    if isinstance(joint, (SphericalJoint, WeldJoint)):
         return frame.x, frame.y, frame.z
     # The axis is stored in the parent interframe; the child interframe is
     # rotated about (or translated along) it, so its components are the
@@ -189,6 +286,49 @@ def _load_side(load, child_side, parent_side, joints):
         f'(its point or frame is fixed in '
         f'{"bodies on both sides" if on_child else "no body"}); pass the '
         f'loads acting on the child side as child_loads.')
+
+
+def _loop_loads(loops, child_side):
+    """The constraint forces of the loop joints with exactly one end body on
+    ``child_side``, as loads on that side: the loop's force and torque on
+    its child, minus them on its parent, both at ``loop.child_point``."""
+    loads = []
+    for loop in loops:
+        on_child, on_parent = loop.child in child_side, loop.parent in child_side
+        if on_child == on_parent:
+            continue    # internal to one side
+        sign = 1 if on_child else -1
+        loads.append(Force(loop.child_point, sign * loop.force))
+        if loop.torque != Vector(0):
+            frame = (loop.child_interframe if on_child else
+                     loop.parent_interframe)
+            loads.append(Torque(frame, sign * loop.torque))
+    return loads
+
+
+def _side_resultants(child_side, applied, P, N):
+    """``(R, T)``: the force and the moment about ``P`` the rest of the
+    system exerts on ``child_side`` through the joint (Newton-Euler of the
+    side minus its applied loads)."""
+    R = Vector(0)
+    T = Vector(0)
+    for body in child_side:
+        G = body.masscenter
+        ma = body.mass * G.acc(N)
+        R += ma
+        T += G.pos_from(P).cross(ma)
+        if isinstance(body, RigidBody):
+            w = body.frame.ang_vel_in(N)
+            alpha = body.frame.ang_acc_in(N)
+            I = body.central_inertia
+            T += I.dot(alpha) + w.cross(I.dot(w))
+    for load in applied:
+        if isinstance(load, Force):
+            R -= load.force
+            T -= load.point.pos_from(P).cross(load.force)
+        else:
+            T -= load.torque
+    return R, T
 
 
 class JointReaction:
@@ -309,7 +449,12 @@ class JointReaction:
     def to_loads(self):
         """Return the reaction as loads on the child (``Force`` at
         ``joint.child_point``, ``Torque`` on the child frame) and the equal
-        and opposite loads on the parent.
+        and opposite loads on the parent: ``-force`` acts on the parent at the
+        place of ``joint.child_point``, given as ``-force`` at
+        ``joint.parent_point`` and the torque
+        ``-torque - r x force``, ``r`` the position of the child point from
+        the parent point (zero for a pin, spherical or weld joint; the
+        travel along a prismatic or cylindrical joint's axis).
 
         Examples
         ========
@@ -329,8 +474,13 @@ class JointReaction:
         """
         j = self._joint
         force, torque = self.force, self.torque
+        # The parent takes -force at the place of the child point; moved to
+        # the parent point (apart along a prismatic joint's axis) it brings
+        # the couple -r x force.
+        r = j.child_point.pos_from(j.parent_point)
         return [Force(j.child_point, force), Force(j.parent_point, -force),
-                Torque(j.child.frame, torque), Torque(j.parent.frame, -torque)]
+                Torque(j.child.frame, torque),
+                Torque(j.parent.frame, -torque - r.cross(force))]
 
     def __repr__(self):
         return (f'{type(self).__name__}({self._joint}, force_components='
@@ -470,39 +620,16 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     .. [Notes3D] "Three-Dimensional Generalized Forces", course notes:
        joint friction is computed from the constraint (reaction) forces.
     """
-    kind = _joint_kind(joint)
+    kind = _reaction_kind(joint)
+    if kind == 'loop':
+        return _loop_reaction(joint, model)
     N, bodies, loads, joints, q, u, qdot_map = _model_parts(model, frame)
-    foreign = [c for c in joint.coordinates if c not in q]
-    if foreign:
-        listed = ('model.joints' if isinstance(model, System) else
-                  'the coordinates of the KanesMethod')
-        raise ValueError(
-            f'joint {joint.name!r} is not part of the model: its '
-            f'coordinates ({", ".join(map(str, foreign))}) are not among '
-            f'the model\'s generalized coordinates '
-            f'({", ".join(map(str, q))}); add the joint to {listed}, or '
-            f'pass the model it belongs to.')
-    if child_bodies is None and _dependent_speeds(model):
-        raise ValueError(
-            f'The model has dependent speeds {_dependent_speeds(model)} '
-            f'(constraints, e.g. a closed loop): the constraint forces they '
-            f'imply are not loads of the model, so the reaction of {joint} '
-            f'is only defined if none acts on its child side; pass '
-            f'child_bodies to state which bodies that is.')
-    if child_bodies is not None:
-        child_side = set(child_bodies)
-        for b in child_side:
-            _check_type('child_bodies', b, BodyBase, 'Particle or RigidBody')
-    elif joint in joints:
-        child_side = _joint_graph_side(joint, joints)
-        if child_side is None:
-            raise ValueError(
-                f'{joint} closes a kinematic loop of the system, so its '
-                f'child side is not defined by the joints; pass '
-                f'child_bodies.')
-    else:
-        child_side = _kinematic_side(joint, bodies, N)
-    child_side &= set(bodies) | {joint.child}
+    _check_membership(joint, model, q, joints)
+    loops = _loop_joints(model)
+    _check_loop_rows(loops, model)
+    if child_bodies is None:
+        _check_constraints_are_loops(joint, model, loops)
+    child_side = _child_side(joint, model, bodies, joints, N, child_bodies)
     parent_side = (set(bodies) | {joint.parent}) - child_side
     all_joints = list(joints) + ([joint] if joint not in joints else [])
     if child_loads is not None:
@@ -510,27 +637,8 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     else:
         applied = [ld for ld in loads
                    if _load_side(ld, child_side, parent_side, all_joints)]
-
-    P = joint.child_point
-    R = Vector(0)
-    T = Vector(0)
-    for body in child_side:
-        G = body.masscenter
-        ma = body.mass * G.acc(N)
-        r = G.pos_from(P)
-        R += ma
-        T += r.cross(ma)
-        if isinstance(body, RigidBody):
-            w = body.frame.ang_vel_in(N)
-            alpha = body.frame.ang_acc_in(N)
-            I = body.central_inertia
-            T += I.dot(alpha) + w.cross(I.dot(w))
-    for load in applied:
-        if isinstance(load, Force):
-            R -= load.force
-            T -= load.point.pos_from(P).cross(load.force)
-        else:
-            T -= load.torque
+    applied += _loop_loads(loops, child_side)
+    R, T = _side_resultants(child_side, applied, joint.child_point, N)
     axes = _axis_basis(joint)
     ci = joint.child_interframe
     Rm, Tm = R.to_matrix(ci), T.to_matrix(ci)
@@ -546,3 +654,65 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
                 col.append(sm.S.Zero)
         comps.append(col)
     return JointReaction(joint, axes, comps[0], comps[1])
+
+
+def _loop_reaction(loop, model):
+    """The reaction of a loop joint: its multipliers along its axes."""
+    if not isinstance(model, System) or loop not in model.joints:
+        raise ValueError(
+            f'The loop joint {loop.name!r} is not part of the model: its '
+            f'reaction is its multipliers {list(loop.multipliers)}, which are '
+            f'the constraint force of a System that holds it; add it with '
+            f'system.add_joints and its rows with '
+            f'system.add_holonomic_constraints.')
+    _check_loop_rows([loop], model)
+    return JointReaction(loop, loop.axes, loop.force_components,
+                         loop.torque_components)
+
+
+def _check_membership(joint, model, q, joints):
+    """Raise ValueError if ``joint`` is not part of ``model``."""
+    foreign = [c for c in joint.coordinates if c not in q]
+    listed = ('model.joints' if isinstance(model, System) else
+              'the coordinates of the KanesMethod')
+    if foreign:
+        raise ValueError(
+            f'joint {joint.name!r} is not part of the model: its '
+            f'coordinates ({", ".join(map(str, foreign))}) are not among '
+            f'the model\'s generalized coordinates '
+            f'({", ".join(map(str, q))}); add the joint to {listed}, or '
+            f'pass the model it belongs to.')
+    if (not len(joint.coordinates) and isinstance(model, System)
+            and joint not in joints):
+        raise ValueError(
+            f'joint {joint.name!r} is not part of the model: it is not '
+            f'among model.joints; add it with add_joints, or pass the model '
+            f'it belongs to.')
+
+
+def _child_side(joint, model, bodies, joints, N, child_bodies):
+    """The bodies on the child side of a tree joint: ``child_bodies`` if
+    given, else those reached from its child through the other tree joints
+    of a System (loop joints left out), else (a KanesMethod) the bodies
+    whose velocity depends on the joint's speeds."""
+    if child_bodies is not None:
+        child_side = set(child_bodies)
+        for b in child_side:
+            _check_type('child_bodies', b, BodyBase, 'Particle or RigidBody')
+    elif joint in joints:
+        tree = [j for j in joints if not _is_loop_joint(j)]
+        child_side = _joint_graph_side(joint, tree)
+        if child_side is None:
+            raise ValueError(
+                f'{joint} closes a kinematic loop of the joints of the '
+                f'system, so its child side is not defined by them; close '
+                f'the loop with a sympy_loads.LoopJoint instead, or pass '
+                f'child_bodies.')
+    elif not len(joint.speeds):
+        raise ValueError(
+            f'{joint} has no speeds, so the bodies on its child side cannot '
+            f'be found from the velocities of the KanesMethod; pass '
+            f'child_bodies, or use a System holding the joint.')
+    else:
+        child_side = _kinematic_side(joint, bodies, N)
+    return child_side & (set(bodies) | {joint.child})
