@@ -345,22 +345,6 @@ def _random_dependence(expr, targets, samples=3, seed=0):
     return sorted(int(i) for i in found)
 
 
-def _is_loop_joint(joint):
-    """Whether ``joint`` closes a loop: a :class:`~sympy_loads.LoopJoint`,
-    recognized by what it carries (``multipliers`` and
-    ``holonomic_constraints``), so that this module needs no import of
-    :mod:`sympy_loads.joints`."""
-    return (hasattr(joint, 'multipliers')
-            and hasattr(joint, 'holonomic_constraints'))
-
-
-def _loop_joints(model):
-    """The LoopJoints of ``model`` (a ``System``; none for anything else)
-    in the order of ``model.joints``."""
-    return [joint for joint in getattr(model, 'joints', ())
-            if _is_loop_joint(joint)]
-
-
 def _kanes_parts(kane):
     """Return the partition of a ``KanesMethod`` as a ``_KanesParts``
     named tuple.

@@ -37,14 +37,14 @@ from sympy.physics.mechanics.actuator import ActuatorBase
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
-from ._utils import (_equals, _is_default, _is_loop_joint, _lambdify,
-                     _loop_joints, _nonzero_norm, _random_dependence,
-                     _set_once, _sympify_scalar, euclidean_norm)
+from ._utils import (_equals, _is_default, _lambdify, _nonzero_norm,
+                     _random_dependence, _set_once, _sympify_scalar,
+                     euclidean_norm)
 from .friction import _check_sign_method, _sign_over_speed, smooth_sign
 # joint_reactions and JointReaction are implemented in ._joint_reactions and
 # re-exported here.
-from ._joint_reactions import (JointReaction, _joint_kind, _model_parts,
-                               joint_reactions)
+from ._joint_reactions import (JointReaction, _is_loop_joint, _joint_kind,
+                               _loop_joints, _model_parts, joint_reactions)
 
 __all__ = ['joint_reactions', 'JointReaction', 'JointFriction']
 

@@ -35,7 +35,7 @@ from sympy.physics.mechanics import dynamicsymbols
 from .._errors import SimulationError
 from .._numeric import eom_blocks
 from .._numeric.codegen import CodegenError, generate
-from .._utils import _loop_joints
+from .._joint_reactions import _loop_joints
 
 __all__ = []
 

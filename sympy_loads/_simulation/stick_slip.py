@@ -55,6 +55,9 @@ TINY = 1e-300
 HOLD_MARGIN = 1e-12
 # rates below this are taken as the stand-in speeds' contribution
 TINY_EFFECT = 1e-250
+# a sticking joint whose friction changes its own acceleration by less than
+# this fraction of its largest effect on any acceleration cannot be held
+UNHOLDABLE = 1e-12
 
 # transitions of modes at one time (within TRANSITION_WINDOW times the
 # span) that are taken as an accumulation of stick-slip events
@@ -159,22 +162,33 @@ class StickSlip:
                 columns.append(p.solve_eom(t, q, u_eval,
                                            spec + list(trial))[1] - udot0)
             columns = np.array(columns).T          # (nu, len(held))
-            B = columns[k[held]]
+            # a joint whose friction does not act on its own speed (a
+            # dependent speed at a singular configuration: the piston of a
+            # slider-crank at a dead centre) cannot be held: it moves on
+            # the way it accelerates (an infinite holding force of that
+            # sign, see settle()); the others are held
+            free = np.abs(columns[k[held], np.arange(len(held))]) <= (
+                UNHOLDABLE * np.max(np.abs(columns), axis=0, initial=0.0))
+            free |= ~np.any(columns != 0.0, axis=0)
+            h[held[free]] = np.copysign(np.inf, udot0[k[held[free]]])
+            holds = held[~free]
+            columns = columns[:, ~free]
+            B = columns[k[holds]]
             try:
                 # (+ 0.0: no -0.0 holding forces in the outputs)
-                h[held] = np.linalg.solve(B, -udot0[k[held]]) + 0.0
+                h[holds] = np.linalg.solve(B, -udot0[k[holds]]) + 0.0
             except np.linalg.LinAlgError:
                 raise SimulationError(
                     f'the friction of the sticking joints '
-                    f'{[self.names[i] for i in held]} cannot hold them '
+                    f'{[self.names[i] for i in holds]} cannot hold them '
                     f'at t = {float(t):.10g}: it does not act on their '
                     f'speeds independently.'.replace("'", ''),
                     time=t, q=q, u=u) from None
-            udot = udot0 + columns @ h[held]
-            udot[k[held]] = 0.0
+            udot = udot0 + columns @ h[holds]
+            udot[k[holds]] = 0.0
             # the slots that give these accelerations (the equations are
             # linear in them): the holding forces times the sign
-            slots[self.slots[held]] = sgn[held] * h[held]
+            slots[self.slots[holds]] = sgn[holds] * h[holds]
             return qdot, udot, h, (u_eval, slots)
 
         qdot, udot, f, h = p.relax(t, q, u, solve)
