@@ -45,7 +45,8 @@ _TIME = dynamicsymbols._t
 #: the loops' rows count as dependent (the reaction is not determined)
 RANK_RATIO = 1e-9
 #: largest residual of ``B^T lambda = M u' - F`` relative to the size of
-#: the equations (``|M u'| + |F|``) that counts as round-off
+#: the equations (``|M u'| + |F| + |M|``, maximum norms; the last is the
+#: mass matrix times a unit acceleration) that counts as round-off
 RESIDUAL_RATIO = 1e-7
 
 
@@ -112,9 +113,12 @@ class LoopMultipliers:
             raise SimulationError(self._rank_message(U, sigma, t), time=t)
         lam, *_ = np.linalg.lstsq(B.T, lhs, rcond=None)
         residual = float(np.max(np.abs(B.T @ lam - lhs), initial=0.0))
+        # (the mass matrix times a unit acceleration: at rest without loads
+        # every term is round-off, and so is the residual)
         scale = float(np.max(np.abs(M @ udot), initial=0.0)
-                      + np.max(np.abs(F), initial=0.0))
-        if not residual <= RESIDUAL_RATIO * scale + 1e-300:
+                      + np.max(np.abs(F), initial=0.0)
+                      + np.max(np.abs(M), initial=0.0))
+        if not residual <= RESIDUAL_RATIO * scale:
             raise SimulationError(
                 f'the multipliers of the LoopJoints '
                 f'{", ".join(self.loop_names)} do '

@@ -1,0 +1,123 @@
+"""Coulomb friction in a tree joint of a mechanism closed by a LoopJoint:
+the slider-crank's piston guide against the independent body-coordinate
+reference of tests/_planar_reference.py (Lagrange multipliers, friction
+phases by events), and stick-slip of a four-bar's pin."""
+
+import pickle
+
+import numpy as np
+import pytest
+import sympy as sm
+import sympy.physics.mechanics as me
+from sympy.physics.mechanics import (PinJoint, PrismaticJoint, RigidBody,
+                                     System, dynamicsymbols, inertia)
+
+from sympy_loads import (JointFriction, LoopJoint, Simulation, simulate,
+                         simulate_many)
+from _planar_reference import SLIDER_CRANK, slider_crank
+
+T = dynamicsymbols._t
+BACKENDS = ['numpy', 'compiled']
+MU = 0.3
+
+
+def _bar(name, mass, length):
+    frame = me.ReferenceFrame(f'{name}_frame')
+    center = me.Point(f'{name}_masscenter')
+    return RigidBody(name, center, frame, mass,
+                     (inertia(frame, 0, 0, mass * length**2 / 12), center))
+
+
+def crank_model(mu):
+    """The reference's slider-crank (``_planar_reference.slider_crank``)
+    as a System: crank (q1) pinned to the ground at O, rod pinned to the
+    crank (q2, relative), slider on a PrismaticJoint along N.x through O
+    (q3), the LoopJoint S pinning the rod's end to the slider; the motor
+    torque T0 (1 - exp(-t/tau)) and the bearing damper on the crank, the
+    spring-damper from O to the slider (which stays at x > 0), and
+    JointFriction ``mu`` in the guide."""
+    q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
+    names = ['r', 'l', 'mc', 'mr', 'ms', 'k', 'c', 'l0', 'cb', 'T0', 'tau',
+             'mu']
+    p = dict(zip(names, sm.symbols(names, positive=True)))
+    N = RigidBody('N')
+    crank, rod = _bar('crank', p['mc'], p['r']), _bar('rod', p['mr'], p['l'])
+    slider = _bar('slider', p['ms'], 0)
+    guide = PrismaticJoint('guide', N, slider, q3, u3, joint_axis=N.x)
+    tree = [
+        PinJoint('O', N, crank, q1, u1, child_point=-p['r'] / 2 * crank.x,
+                 joint_axis=N.z),
+        PinJoint('P', crank, rod, q2, u2, parent_point=p['r'] / 2 * crank.x,
+                 child_point=-p['l'] / 2 * rod.x, joint_axis=N.z),
+        guide]
+    loop = LoopJoint('S', rod, slider, parent_point=p['l'] / 2 * rod.x,
+                     child_point=slider.masscenter, kind='pin',
+                     joint_axis=N.z)
+    system = System.from_newtonian(N)
+    system.add_bodies(crank, rod, slider)
+    system.add_joints(*tree, loop)
+    system.add_holonomic_constraints(*loop.holonomic_constraints)
+    motor = p['T0'] * (1 - sm.exp(-T / p['tau']))
+    system.add_loads(
+        me.Torque(crank, (motor - p['cb'] * u1) * N.z),
+        me.Force(slider, -(p['k'] * (q3 - p['l0']) + p['c'] * u3) * N.x))
+    friction = JointFriction(guide, coefficient=p['mu'])
+    system.add_actuators(friction)
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
+    system.form_eoms(explicit_kinematics=True)
+    constants = {p[n]: SLIDER_CRANK[n] for n in names if n != 'mu'}
+    constants[p['mu']] = mu
+    return system, friction, loop, constants
+
+
+def _energy(system, constants):
+    """Kinetic energy plus the spring's potential energy."""
+    N = system.frame
+    kinetic = sum(body.kinetic_energy(N) for body in system.bodies
+                  if body.frame != N)
+    k, l0 = [s for s in constants if s.name in ('k', 'l0')]
+    k, l0 = (k, l0) if k.name == 'k' else (l0, k)
+    q3 = system.q[2]
+    return kinetic + k * (q3 - l0)**2 / 2
+
+
+@pytest.fixture(scope='module')
+def reference():
+    model, initial = slider_crank(mu=MU)
+    q, qd = initial()
+    run = model.simulate(np.linspace(0.0, 1.0, 101), q, qd)
+    return q, run
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_piston_friction_against_body_coordinate_reference(reference,
+                                                           backend):
+    """Crank angle and speed to 1e-6 over 1 s; the energy lost equals the
+    work of the loads that dissipate (the friction, the dampers) minus the
+    motor's, the friction's work being the reference's, to 1e-6."""
+    q_ref, run = reference
+    system, friction, loop, constants = crank_model(MU)
+    q1, q2, q3, u1, u2, u3 = list(system.q) + list(system.u)
+    initial = {q1: q_ref[2], q2: q_ref[5] - q_ref[2], q3: q_ref[6],
+               u1: 0.0, u2: 0.0, u3: 0.0}
+    f = friction.symbols[0]
+    energy = _energy(system, constants)
+    result = simulate(system, (0.0, 1.0), initial, constants,
+                      joint_friction=[friction], backend=backend,
+                      t_eval=run.t, rtol=1e-11, atol=1e-12,
+                      outputs={'energy': energy, 'f': f})
+    assert result.success
+    # the run goes through slip in both directions (dead centres)
+    assert np.any(result.u[:, 2] > 1e-3) and np.any(result.u[:, 2] < -1e-3)
+    assert np.max(np.abs(result.q[:, 0] - run.q[:, 2])) <= 1e-6
+    assert np.max(np.abs(result.u[:, 0] - run.qd[:, 2])) <= 1e-6
+    # the friction magnitude is mu |N| of the reference's guide normal
+    normal = np.abs(run.reaction['guide'][:, 0])
+    assert np.max(np.abs(result.outputs['f'] - MU * normal)) <= 1e-6 * max(
+        1.0, np.max(normal))
+    # energy: E(t) - E(0) = work of motor, dampers and friction
+    work = sum(run.work[name] for name in run.work)
+    assert run.work['friction'][-1] < -1e-2       # friction that matters
+    change = result.outputs['energy'] - result.outputs['energy'][0]
+    assert np.max(np.abs(change - work)) <= 1e-6
