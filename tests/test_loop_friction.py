@@ -121,3 +121,75 @@ def test_piston_friction_against_body_coordinate_reference(reference,
     assert run.work['friction'][-1] < -1e-2       # friction that matters
     change = result.outputs['energy'] - result.outputs['energy'][0]
     assert np.max(np.abs(change - work)) <= 1e-6
+
+
+def _sticking_four_bar():
+    """The four-bar of test_loop_multipliers with Coulomb friction in the
+    crank's ground pin JA and a viscous damper there: it swings, comes to
+    rest and sticks under gravity."""
+    from test_loop_multipliers import four_bar
+    made = []
+
+    def friction(joints):
+        made.append(JointFriction(joints[0], coefficient=0.4, radius=0.05))
+        u1 = joints[0].speeds[0]
+        damper = me.Torque(joints[0].child.frame,
+                           -0.3 * u1 * joints[0].parent.frame.z)
+        return [made[0]] + [_Damper(damper, joints[0])]
+    system, loop, constants, initial = four_bar(friction=friction)
+    return system, loop, constants, initial, made[0]
+
+
+class _Damper(me.actuator.ActuatorBase):
+    """A torque on the child of a joint and its opposite on the parent."""
+
+    def __init__(self, torque, joint):
+        self.torque, self.joint = torque, joint
+
+    def to_loads(self):
+        return [self.torque, me.Torque(self.joint.parent.frame,
+                                       -self.torque.torque)]
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_four_bar_pin_friction_sticks_under_gravity(backend):
+    """The crank comes to rest and sticks: the speeds stay exactly zero,
+    the crank angle constant, and the holding torque equals the gravity
+    torque of the mechanism at that angle (minus the derivative of the
+    potential energy along the loop, by central differences of an
+    independent closure solve), within the friction limit."""
+    from scipy.optimize import fsolve
+    system, loop, constants, initial, friction = _sticking_four_bar()
+    q1 = system.q[0]
+    result = simulate(system, (0.0, 6.0), initial, constants,
+                      joint_friction=[friction], backend=backend,
+                      t_eval=np.linspace(0.0, 6.0, 61), rtol=1e-10,
+                      atol=1e-12, outputs={'h': friction.symbols[0]})
+    assert result.success
+    rest = np.nonzero(np.all(result.u == 0.0, axis=1))[0]
+    assert len(rest) >= 10 and rest[-1] == len(result.t) - 1
+    first = rest[0]
+    assert np.all(np.diff(rest) == 1)           # it stays at rest
+    assert np.all(result.q[first:] == result.q[first])
+    # the gravity torque on the crank along the loop at the rest angle
+    values = {s.name: v for s, v in constants.items()}
+    l1, l2, l3, l4, m, g = (values[n] for n in ('l1', 'l2', 'l3', 'l4',
+                                                'm', 'g'))
+
+    def potential(a):
+        def closure(x):
+            b, c = x              # absolute angles of coupler and rocker
+            tip = (l1 * np.cos(a) + l2 * np.cos(b),
+                   l1 * np.sin(a) + l2 * np.sin(b))
+            return [tip[0] - l4 - l3 * np.cos(c), tip[1] - l3 * np.sin(c)]
+        q = result.q[first]
+        b, c = fsolve(closure, [q[0] + q[1], q[2]], xtol=1e-14)
+        heights = [l1 / 2 * np.sin(a), l1 * np.sin(a) + l2 / 2 * np.sin(b),
+                   l3 / 2 * np.sin(c)]
+        masses = [m, 2 * m, m]
+        return g * sum(mi * y for mi, y in zip(masses, heights))
+    a, step = result.q[first, 0], 1e-5
+    torque = -(potential(a + step) - potential(a - step)) / (2 * step)
+    h = result.outputs['h'][first:]
+    assert np.allclose(h, torque, rtol=0, atol=1e-6 * max(1.0, abs(torque)))
+    assert abs(torque) > 1e-2           # friction that really holds

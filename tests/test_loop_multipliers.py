@@ -28,12 +28,13 @@ def _bar(name, mass, length):
                      (inertia(frame, 0, 0, mass * length**2 / 12), center))
 
 
-def four_bar(geared_pendulum=False):
+def four_bar(geared_pendulum=False, friction=None):
     """A planar four-bar under gravity: crank A pinned to the ground at
     O, coupler B pinned to A, rocker C pinned to the ground at l4 N.x; the
     LoopJoint D closes B to C (their far ends). ``geared_pendulum``: a
     pendulum E pinned to the ground whose angle q4 equals the crank's by a
-    constraint written by hand."""
+    constraint written by hand. ``friction(joints)``: actuators to add
+    (given the tree joints)."""
     q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
     l1, l2, l3, l4, m, g = sm.symbols('l1:5 m g', positive=True)
     N = RigidBody('N')
@@ -66,6 +67,8 @@ def four_bar(geared_pendulum=False):
         q_dep, u_dep = q_dep + [q4], u_dep + [u4]
         initial.update({q4: 1.2, u4: 2.0})
     system.apply_uniform_gravity(-g * N.y)
+    if friction is not None:
+        system.add_actuators(*friction(joints))
     system.q_ind, system.q_dep = [q1], q_dep
     system.u_ind, system.u_dep = [u1], u_dep
     system.form_eoms(explicit_kinematics=True)
