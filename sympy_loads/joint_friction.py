@@ -164,7 +164,14 @@ class JointFriction(ActuatorBase):
     evaluation by relaxation starting from zero friction, as in the course
     notes;
     :meth:`prepare` gives it the numeric map from
-    :math:`(q, u, \dot{u}, t)` to the magnitudes. Add the actuator to the
+    :math:`(q, u, \dot{u}, t)` to the magnitudes. In a ``System`` closed
+    by a :class:`~sympy_loads.LoopJoint` the joint is one of the tree
+    joints (not the ``LoopJoint``: TypeError); its reaction contains the
+    loop's multipliers, which ``simulate()`` solves within the relaxation
+    from the equations of motion with the current friction, and the
+    stick-slip is the same (a joint whose speed is zero only through the
+    geometry, such as a piston at a dead centre, where its friction cannot
+    act on the motion, turns instead of sticking). Add the actuator to the
     model like any other (``System.add_actuators``, or its ``to_loads()``
     in the loads of a ``KanesMethod``). Units: :math:`f` is a force,
     :math:`T` a torque, :math:`R` a length.
@@ -216,8 +223,9 @@ class JointFriction(ActuatorBase):
     ======
 
     TypeError
-        If ``joint`` is not one of the four joint types or a parameter is not
-        a scalar.
+        If ``joint`` is not one of the four joint types (a ``LoopJoint``
+        included: put the friction on a tree joint of the loop) or a
+        parameter is not a scalar.
     ValueError
         If a parameter has the wrong sign, ``radius`` is missing or not
         applicable, or ``sign_method`` is unknown.

@@ -608,12 +608,27 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         functions of time of the auxiliary equations that the equations of
         motion lack): their values are solved from the auxiliary
         equations (see the tutorial "Simulating a closed-loop
-        mechanism").
+        mechanism"). In a ``System`` closed by
+        :class:`~sympy_loads.LoopJoint`\ s they may contain the loops'
+        ``multipliers`` (the reactions of :func:`~sympy_loads.joint_reactions`
+        do): at each sample they are solved from :math:`M \dot{u} - F =
+        B^T \lambda` (the unconstrained equations and the Jacobian
+        :math:`B` of the loops' velocity constraints with respect to the
+        speeds), with the friction of the run included. A
+        :class:`SimulationError` says where they are not determined
+        (dependent rows: a statically indeterminate mechanism) or where
+        the equations have constraint forces that are not the loops' (a
+        loop closed by hand). Give the ``System``, not its
+        ``KanesMethod``, which knows no joints.
     joint_friction : sequence, optional
         Objects with ``.symbols`` (dynamic symbols that appear in the
         loads as unknown friction magnitudes) and ``.prepare(model,
         constants)`` returning ``f(q, u, udot, t) -> ndarray`` with the
-        values of ``.symbols`` computed from the joint reactions. At every
+        values of ``.symbols`` computed from the joint reactions (in a
+        ``System`` closed by LoopJoints, ``f(q, u, udot, t,
+        multipliers)``: the multipliers are solved, at each step of the
+        relaxation, from the equations evaluated with the current
+        friction values). At every
         evaluation the magnitudes start from their previous values,
         :math:`M \dot{u} = F(q, u, t, f)` is solved, :math:`f` is updated as
         :math:`f + w (f_{new} - f)` (:math:`w` = ``friction_relaxation``)

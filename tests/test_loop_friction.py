@@ -193,3 +193,36 @@ def test_four_bar_pin_friction_sticks_under_gravity(backend):
     h = result.outputs['h'][first:]
     assert np.allclose(h, torque, rtol=0, atol=1e-6 * max(1.0, abs(torque)))
     assert abs(torque) > 1e-2           # friction that really holds
+
+
+def test_friction_in_the_loop_joint_itself_is_refused():
+    """JointFriction on the LoopJoint: a TypeError that says to put it on
+    a tree joint."""
+    system, friction, loop, constants = crank_model(MU)
+    with pytest.raises(TypeError, match='LoopJoint S.*tree joint'):
+        JointFriction(loop, coefficient=0.1, radius=0.01)
+
+
+def test_piston_friction_in_simulate_many_and_a_pickled_simulation():
+    """simulate_many and a pickled Simulation carry the friction of a
+    closed loop: the same run as simulate()."""
+    system, friction, loop, constants = crank_model(MU)
+    q1, q2, q3 = system.q
+    model, initial_of = slider_crank(mu=MU)
+    q_ref, _ = initial_of()
+    initial = {q1: q_ref[2], q2: q_ref[5] - q_ref[2], q3: q_ref[6]}
+    initial.update(dict.fromkeys(system.u, 0.0))
+    options = dict(t_eval=np.linspace(0.0, 0.3, 7), rtol=1e-10, atol=1e-12)
+    simulation = Simulation(system, joint_friction=[friction],
+                            outputs={'f': friction.symbols[0]})
+    direct = simulation.run((0.0, 0.3), initial, constants, **options)
+    again = pickle.loads(pickle.dumps(simulation)).run(
+        (0.0, 0.3), initial, constants, **options)
+    assert np.array_equal(direct.q, again.q)
+    assert np.array_equal(direct.outputs['f'], again.outputs['f'])
+    many = simulate_many(system, (0.0, 0.3), initial, constants,
+                         [{}], joint_friction=[friction],
+                         outputs={'f': friction.symbols[0]}, **options)
+    assert many[0].success
+    assert np.allclose(many[0].q, direct.q, rtol=0, atol=1e-12)
+    assert np.max(direct.outputs['f']) > 0.1
