@@ -103,9 +103,14 @@ def test_piston_friction_against_body_coordinate_reference(reference,
                u1: 0.0, u2: 0.0, u3: 0.0}
     f = friction.symbols[0]
     energy = _energy(system, constants)
+    # (the friction mu |N| has a kink where the normal force changes
+    # sign, which the engine does not locate by an event, unlike the
+    # reference: the integrator steps over it, and the tolerances are
+    # tight enough for 1e-6 there; at rtol=1e-11, atol=1e-12 the speed
+    # differs by 4e-6 on the NumPy back end)
     result = simulate(system, (0.0, 1.0), initial, constants,
                       joint_friction=[friction], backend=backend,
-                      t_eval=run.t, rtol=1e-11, atol=1e-12,
+                      t_eval=run.t, rtol=1e-12, atol=1e-13,
                       outputs={'energy': energy, 'f': f})
     assert result.success
     # the run goes through slip in both directions (dead centres)

@@ -94,50 +94,84 @@ class LoopMultipliers:
             self.jacobian = generate(nm.inputs(), flat, 'numpy',
                                      'multipliers')
 
-    def solve(self, x, udot, eom, t=None):
+    def solve(self, x, udot, eom):
         """``lambda`` at the input vector ``x`` with the accelerations
-        ``udot``; ``eom`` is the model's ``eom`` function (evaluated at
-        ``x``). :class:`SimulationError` where ``B`` loses rank or the
-        residual is not round-off."""
-        _, mass, forcing, g0, _ = self.blocks
-        nu = self.nu
-        e = eom(x)
-        M = e[mass:forcing].reshape(nu, nu)
-        F = e[forcing:g0]
-        lhs = M @ udot - F
-        B = np.asarray(self.jacobian(x), dtype=float).reshape(
-            len(self.symbols), nu)
-        U, sigma, _ = np.linalg.svd(B, full_matrices=True)
-        t = float(x[0]) if t is None else float(t)
-        if not len(sigma) or sigma[-1] <= RANK_RATIO * sigma[0]:
-            raise SimulationError(self._rank_message(U, sigma, t), time=t)
-        lam, *_ = np.linalg.lstsq(B.T, lhs, rcond=None)
-        residual = float(np.max(np.abs(B.T @ lam - lhs), initial=0.0))
+        ``udot``; ``eom`` is the model's ``eom`` function.
+        :class:`SimulationError` where ``B`` loses rank or the residual is
+        not round-off."""
+        lam, _ = self.solve_many(np.asarray(x, dtype=float)[None, :], eom,
+                                 udot=np.asarray(udot, dtype=float)[None, :])
+        return lam[0]
+
+    def solve_many(self, X, eom, vel=None, udot=None):
+        """``(lambda, udot)`` at the input vectors ``X`` (one row per
+        sample, evaluated as one batch): with the accelerations ``udot``,
+        or without them those of the constrained equations, solved here
+        from ``[[M, K^T], [K, 0]] [u', mu] = [F, -g]`` with the velocity
+        constraints ``K`` of the model's ``vel`` function (no choice of
+        dependent speeds needed). Checked as :meth:`solve`."""
+        _, mass, forcing, g0, end = self.blocks
+        nu, n = self.nu, len(X)
+        E = np.asarray(eom(X), dtype=float).reshape(n, -1)
+        M = E[:, mass:forcing].reshape(n, nu, nu)
+        F = E[:, forcing:g0]
+        if udot is None:
+            m = end - g0
+            K = np.asarray(vel(X), dtype=float).reshape(n, -1)[
+                :, :m * nu].reshape(n, m, nu)
+            A = np.zeros((n, nu + m, nu + m))
+            A[:, :nu, :nu] = M
+            A[:, :nu, nu:] = np.transpose(K, (0, 2, 1))
+            A[:, nu:, :nu] = K
+            rhs = np.concatenate([F, -E[:, g0:end]], axis=1)
+            udot = np.linalg.solve(A, rhs[:, :, None])[:, :nu, 0]
+        lhs = np.einsum('kij,kj->ki', M, udot) - F
+        B = np.asarray(self.jacobian(X), dtype=float).reshape(
+            n, len(self.symbols), nu)
+        # B = U S V^T: B^T lambda = lhs in least squares is
+        # lambda = U S^-1 V^T lhs
+        U, sigma, Vt = np.linalg.svd(B, full_matrices=False)
+        bad = ~(sigma[:, -1] > RANK_RATIO * sigma[:, 0])
+        if len(self.symbols) > nu:      # more rows than speeds
+            bad[:] = True
+        if bad.any():
+            k = int(np.argmax(bad))
+            raise SimulationError(self._rank_message(B[k], X[k, 0]),
+                                  time=float(X[k, 0]))
+        lam = np.einsum('kij,kj->ki', U, np.einsum(
+            'kij,kj->ki', Vt, lhs) / sigma)
+        residual = np.max(np.abs(np.einsum('kji,kj->ki', B, lam) - lhs),
+                          axis=1, initial=0.0)
         # (the mass matrix times a unit acceleration: at rest without loads
         # every term is round-off, and so is the residual)
-        scale = float(np.max(np.abs(M @ udot), initial=0.0)
-                      + np.max(np.abs(F), initial=0.0)
-                      + np.max(np.abs(M), initial=0.0))
-        if not residual <= RESIDUAL_RATIO * scale:
+        scale = (np.max(np.abs(lhs + F), axis=1, initial=0.0)
+                 + np.max(np.abs(F), axis=1, initial=0.0)
+                 + np.max(np.abs(M), axis=(1, 2), initial=0.0))
+        bad = ~(residual <= RESIDUAL_RATIO * scale)
+        if bad.any():
+            k = int(np.argmax(bad))
+            t = float(X[k, 0])
             raise SimulationError(
                 f'the multipliers of the LoopJoints '
-                f'{", ".join(self.loop_names)} do '
-                f'not balance the equations of motion at t = {t:.10g} '
-                f'(residual {residual:.3g} of {scale:.3g}): the model has '
-                f'constraint forces that are not its LoopJoints\' (a loop '
-                f'closed by hand with add_holonomic_constraints, a '
-                f'nonholonomic constraint); close every loop with a '
-                f'LoopJoint to have its reaction.', time=t)
-        return lam
+                f'{", ".join(self.loop_names)} do not balance the equations '
+                f'of motion at t = {t:.10g} (residual {residual[k]:.3g} of '
+                f'{scale[k]:.3g}): the model has constraint forces that are '
+                f'not its LoopJoints\' (a loop closed by hand with '
+                f'add_holonomic_constraints, a nonholonomic constraint); '
+                f'close every loop with a LoopJoint to have its reaction.',
+                time=t)
+        return lam, udot
 
-    def _rank_message(self, U, sigma, t):
+    def _rank_message(self, B, t):
         n = len(self.symbols)
+        U, sigma, _ = np.linalg.svd(B, full_matrices=True)
         rank = int(np.sum(sigma > RANK_RATIO * sigma[0])) if len(sigma) \
             else 0
         # the combinations of rows that B^T maps to nothing
         null = U[:, rank:n]
         weight = np.max(np.abs(null), axis=1) if null.size else np.ones(n)
         rows = [r for r, w in zip(self.rows, weight) if w > 1e-8]
+        t = float(t)
         return (f'the reactions of the LoopJoints '
                 f'{", ".join(self.loop_names)} are not determined at t = '
                 f'{t:.10g}: the rows {", ".join(rows)} of their '

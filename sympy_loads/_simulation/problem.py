@@ -846,8 +846,7 @@ class Problem:
         x = self.input_vector(t, q, u, self.specified(t, q, u)
                               + list(slots))
         try:
-            return self.loops.solve(x, np.asarray(udot, dtype=float),
-                                    self.nm.functions['eom'], t)
+            return self.loops.solve(x, udot, self.nm.functions['eom'])
         except SimulationError as error:
             error.q, error.u = np.array(q, dtype=float), np.array(
                 u, dtype=float)
@@ -1127,6 +1126,10 @@ class Problem:
 def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
     """The requested outputs at every sample."""
     names, shapes, sizes, function, _, uses_udot, multipliers = output_spec
+    if multipliers and not problem.n_friction:
+        rows = _rows_with_multipliers(problem, multipliers, times, q, u,
+                                      extra_values)
+        return _split_outputs(function, rows, names, shapes, sizes)
     if multipliers:
         wanted = [problem.loops.symbols.index(s) for s in multipliers]
     rows = []
@@ -1146,18 +1149,44 @@ def evaluate_outputs(problem, output_spec, times, q, u, extra_values):
                     problem._set_partition(partition, branch)
                 _, udot, f = problem.derivatives(t, q[i], u[i])
                 if multipliers:
-                    # with friction, those relax() solved with the friction
-                    # values that gave udot (holding forces included)
-                    lam = (problem.multiplier_values if problem.n_friction
-                           else problem.multipliers(t, q[i], u[i], udot,
-                                                    f))[wanted]
+                    # those relax() solved with the friction values that
+                    # gave udot (holding forces included)
+                    lam = problem.multiplier_values[wanted]
             x = problem.input_vector(
                 t, q[i], u[i], problem.specified(t, q[i], u[i]) + list(f))
             rows.append(np.concatenate([x, extra_values, udot, lam]))
     finally:
         if len(problem.history) > 1:
             problem._set_partition(*current)
-    values = (function(np.array(rows)) if rows else
+    return _split_outputs(function, rows, names, shapes, sizes)
+
+
+def _rows_with_multipliers(problem, multipliers, times, q, u, extra_values):
+    """The output function's rows ``[x, extra, u', lambda]`` of a run
+    without joint friction, the accelerations and the LoopJoints'
+    multipliers solved for all samples as one batch
+    (:meth:`.multipliers.LoopMultipliers.solve_many`)."""
+    n = len(times)
+    X = np.array([problem.input_vector(t, q[i], u[i], problem.specified(
+        t, q[i], u[i])) for i, t in enumerate(times)]).reshape(
+            n, len(problem.x))
+    functions = problem.nm.functions
+    try:
+        lam, udot = problem.loops.solve_many(X, functions['eom'],
+                                             functions['vel'])
+    except SimulationError as error:
+        k = int(np.argmin(np.abs(np.asarray(times) - error.time)))
+        error.q, error.u = q[k].copy(), u[k].copy()
+        raise
+    wanted = [problem.loops.symbols.index(s) for s in multipliers]
+    extra = np.repeat(np.asarray(extra_values, dtype=float)[None, :], n,
+                      axis=0)
+    return np.concatenate([X, extra, udot, lam[:, wanted]], axis=1)
+
+
+def _split_outputs(function, rows, names, shapes, sizes):
+    """The outputs by name from the rows of the output function."""
+    values = (function(np.array(rows)) if len(rows) else
               np.zeros((0, sum(sizes))))
     result, start = {}, 0
     for name, shape, size in zip(names, shapes, sizes):
