@@ -188,7 +188,7 @@ def test_four_bar_pin_friction_sticks_under_gravity(backend):
                    l1 * np.sin(a) + l2 * np.sin(b))
             return [tip[0] - l4 - l3 * np.cos(c), tip[1] - l3 * np.sin(c)]
         q = result.q[first]
-        b, c = fsolve(closure, [q[0] + q[1], q[2]], xtol=1e-14)
+        b, c = fsolve(closure, [q[0] + q[1], q[2]], xtol=1e-12)
         heights = [l1 / 2 * np.sin(a), l1 * np.sin(a) + l2 / 2 * np.sin(b),
                    l3 / 2 * np.sin(c)]
         masses = [m, 2 * m, m]

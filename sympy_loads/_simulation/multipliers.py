@@ -98,10 +98,28 @@ class LoopMultipliers:
         """``lambda`` at the input vector ``x`` with the accelerations
         ``udot``; ``eom`` is the model's ``eom`` function.
         :class:`SimulationError` where ``B`` loses rank or the residual is
-        not round-off."""
-        lam, _ = self.solve_many(np.asarray(x, dtype=float)[None, :], eom,
-                                 udot=np.asarray(udot, dtype=float)[None, :])
-        return lam[0]
+        not round-off. (One sample: the relaxation of joint friction
+        calls it at every iteration, so it avoids the batch's overhead.)"""
+        _, mass, forcing, g0, _ = self.blocks
+        nu = self.nu
+        e = eom(x)
+        M = e[mass:forcing].reshape(nu, nu)
+        F = e[forcing:g0]
+        Mud = M @ udot
+        lhs = Mud - F
+        B = self.jacobian(x).reshape(len(self.symbols), nu)
+        sigma = np.linalg.svd(B, compute_uv=False)
+        if len(self.symbols) > nu or not sigma[-1] > RANK_RATIO * sigma[0]:
+            raise SimulationError(self._rank_message(B, x[0]),
+                                  time=float(x[0]))
+        lam = np.linalg.solve(B @ B.T, B @ lhs)
+        residual = np.max(np.abs(B.T @ lam - lhs), initial=0.0)
+        scale = (np.max(np.abs(Mud), initial=0.0)
+                 + np.max(np.abs(F), initial=0.0)
+                 + np.max(np.abs(M), initial=0.0))
+        if not residual <= RESIDUAL_RATIO * scale:
+            raise self._unbalanced(residual, scale, x[0])
+        return lam
 
     def solve_many(self, X, eom, vel=None, udot=None):
         """``(lambda, udot)`` at the input vectors ``X`` (one row per
@@ -150,17 +168,21 @@ class LoopMultipliers:
         bad = ~(residual <= RESIDUAL_RATIO * scale)
         if bad.any():
             k = int(np.argmax(bad))
-            t = float(X[k, 0])
-            raise SimulationError(
-                f'the multipliers of the LoopJoints '
-                f'{", ".join(self.loop_names)} do not balance the equations '
-                f'of motion at t = {t:.10g} (residual {residual[k]:.3g} of '
-                f'{scale[k]:.3g}): the model has constraint forces that are '
-                f'not its LoopJoints\' (a loop closed by hand with '
-                f'add_holonomic_constraints, a nonholonomic constraint); '
-                f'close every loop with a LoopJoint to have its reaction.',
-                time=t)
+            raise self._unbalanced(residual[k], scale[k], X[k, 0])
         return lam, udot
+
+    def _unbalanced(self, residual, scale, t):
+        """The error of a residual that is not round-off."""
+        t = float(t)
+        return SimulationError(
+            f'the multipliers of the LoopJoints '
+            f'{", ".join(self.loop_names)} do not balance the equations '
+            f'of motion at t = {t:.10g} (residual {residual:.3g} of '
+            f'{scale:.3g}): the model has constraint forces that are '
+            f'not its LoopJoints\' (a loop closed by hand with '
+            f'add_holonomic_constraints, a nonholonomic constraint); '
+            f'close every loop with a LoopJoint to have its reaction.',
+            time=t)
 
     def _rank_message(self, B, t):
         n = len(self.symbols)
