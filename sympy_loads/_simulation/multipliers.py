@@ -41,8 +41,10 @@ __all__ = []
 
 _TIME = dynamicsymbols._t
 
-#: smallest singular value of ``B``, relative to its largest, below which
-#: the loops' rows count as dependent (the reaction is not determined)
+#: smallest singular value of ``B`` (its rows scaled to unit length, so
+#: that force rows, in lengths, and torque rows, dimensionless, compare),
+#: relative to its largest, below which the loops' rows count as dependent
+#: (the reaction is not determined)
 RANK_RATIO = 1e-9
 #: largest residual of ``B^T lambda = M u' - F`` relative to the size of
 #: the equations (``|M u'| + |F| + |M|``, maximum norms; the last is the
@@ -57,6 +59,13 @@ def loop_multipliers(model):
     loops = _loop_joints(model)
     symbols = [s for loop in loops for s in loop.multipliers]
     return loops, symbols
+
+
+def _unit_rows(B):
+    """``B`` (one matrix or a stack) with every row scaled to unit length
+    (a zero row stays zero)."""
+    norms = np.linalg.norm(B, axis=-1, keepdims=True)
+    return B / np.where(norms > 0.0, norms, 1.0)
 
 
 class LoopMultipliers:
@@ -108,7 +117,7 @@ class LoopMultipliers:
         Mud = M @ udot
         lhs = Mud - F
         B = self.jacobian(x).reshape(len(self.symbols), nu)
-        sigma = np.linalg.svd(B, compute_uv=False)
+        sigma = np.linalg.svd(_unit_rows(B), compute_uv=False)
         if len(self.symbols) > nu or not sigma[-1] > RANK_RATIO * sigma[0]:
             raise SimulationError(self._rank_message(B, x[0]),
                                   time=float(x[0]))
@@ -149,7 +158,8 @@ class LoopMultipliers:
         # B = U S V^T: B^T lambda = lhs in least squares is
         # lambda = U S^-1 V^T lhs
         U, sigma, Vt = np.linalg.svd(B, full_matrices=False)
-        bad = ~(sigma[:, -1] > RANK_RATIO * sigma[:, 0])
+        unit = np.linalg.svd(_unit_rows(B), compute_uv=False)
+        bad = ~(unit[:, -1] > RANK_RATIO * unit[:, 0])
         if len(self.symbols) > nu:      # more rows than speeds
             bad[:] = True
         if bad.any():
@@ -186,7 +196,7 @@ class LoopMultipliers:
 
     def _rank_message(self, B, t):
         n = len(self.symbols)
-        U, sigma, _ = np.linalg.svd(B, full_matrices=True)
+        U, sigma, _ = np.linalg.svd(_unit_rows(B), full_matrices=True)
         rank = int(np.sum(sigma > RANK_RATIO * sigma[0])) if len(sigma) \
             else 0
         # the combinations of rows that B^T maps to nothing
