@@ -643,17 +643,30 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     ci = joint.child_interframe
     Rm, Tm = R.to_matrix(ci), T.to_matrix(ci)
     cf, ct = _CONSTRAINED[kind]
+    qdot_map = _with_second_derivatives(qdot_map)
     comps = []
     for vec, mask in ((Rm, cf), (Tm, ct)):
         col = []
         for e, keep in zip(axes, mask):
             if keep:
                 c = (e.to_matrix(ci).T * vec)[0]
-                col.append(c.xreplace(qdot_map))
+                col.append(c.xreplace(qdot_map[0]).xreplace(qdot_map[1]))
             else:
                 col.append(sm.S.Zero)
         comps.append(col)
     return JointReaction(joint, axes, comps[0], comps[1])
+
+
+def _with_second_derivatives(qdot_map):
+    """``(second, first)``: the replacements of each q'' (by the time
+    derivative of q' with q' replaced again) and of each q' by the
+    kinematic differential equations. Velocities that SymPy computes from
+    positions (a point on a prismatic joint's moving parent) bring q' and
+    their accelerations q''."""
+    t = dynamicsymbols._t
+    second = {qd.diff(t): sm.diff(rhs, t).xreplace(qdot_map)
+              for qd, rhs in qdot_map.items()}
+    return second, qdot_map
 
 
 def _loop_reaction(loop, model):
