@@ -20,9 +20,13 @@ the loop is its parent), besides the hand-picked four-bar of Moore's
 *Learn Multibody Dynamics* (la = 1, lb = 4, lc = 3, ln = 5).
 """
 
+import os
+
 import numpy as np
 import pytest
 import sympy as sm
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from scipy.optimize import least_squares
 from sympy.physics.mechanics import (Force, PinJoint, PrismaticJoint,
                                      RigidBody, System, Torque, WeldJoint,
@@ -443,7 +447,10 @@ def test_tree_joint_reactions_match_newton_euler(case):
     """Every tree joint's reaction with the reference multipliers equals
     the Newton-Euler joint force; the slider's normal force and moment
     too; the planar pins transmit no torque."""
-    model, reference, states = case
+    _assert_reactions_match(*case)
+
+
+def _assert_reactions_match(model, reference, states):
     N = model.system.frame
     reactions = {j: joint_reactions(j, model.system) for j in model.joints}
     lam_syms = set(model.loop.multipliers)
@@ -538,6 +545,21 @@ def test_every_body_balances_with_its_joint_reactions(case):
         np.testing.assert_allclose(f(q, u, ud, lam), 0.0, rtol=0,
                                    atol=RTOL * 10 * scale)
 
+
+
+@pytest.mark.sweep
+@settings(max_examples=int(os.environ.get('ORACLE_EXAMPLES', 40)),
+          deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
+@given(builder=st.sampled_from(sorted(BUILDERS)),
+       seed=st.integers(0, 10 ** 6), swap=st.booleans())
+def test_sweep_reactions_match_newton_euler(builder, seed, swap):
+    """The same comparison over drawn four-bars and slider-cranks."""
+    model = BUILDERS[builder](np.random.default_rng([RNG_STATE, seed]),
+                              swap=swap)
+    reference = Reference(model)
+    states = reference.states(np.random.default_rng([RNG_STATE, seed]), 2)
+    _assert_reactions_match(model, reference, states)
 
 def spatial_loop(rng):
     """A spatial mechanism of one degree of freedom: crank A on a pin about
