@@ -295,7 +295,8 @@ def _loop_loads(loops, child_side):
     its child, minus them on its parent, both at ``loop.child_point``."""
     loads = []
     for loop in loops:
-        on_child, on_parent = loop.child in child_side, loop.parent in child_side
+        on_child = loop.child in child_side
+        on_parent = loop.parent in child_side
         if on_child == on_parent:
             continue    # internal to one side
         sign = 1 if on_child else -1

@@ -29,7 +29,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import least_squares
 from sympy.physics.mechanics import (Force, PinJoint, PrismaticJoint,
-                                     RigidBody, System, Torque, WeldJoint,
+                                     RigidBody, System, Torque,
                                      dynamicsymbols, inertia)
 
 from sympy_loads import JointReaction, LoopJoint, joint_reactions
@@ -746,7 +746,7 @@ class TestRefusals:
         """A LoopJoint's rows and one more constraint: the extra row is
         named; the LoopJoint's rows negated are recognised as its own."""
         model = four_bar()
-        system, (j1, j2, j3), loop = model.system, model.joints, model.loop
+        system, (j1, j2, _) = model.system, model.joints
         # a prescribed crank speed, written as a constraint
         system.add_nonholonomic_constraints(j1.speeds[0] - 1)
         with pytest.raises(ValueError, match=r'constraints \[.*u1\(t\).*\] '
