@@ -63,10 +63,12 @@ class Planar:
     independent description of the same mechanism for the reference.
 
     ``bodies`` maps a body to ``(angle, mass center)``, plain SymPy
-    expressions of the coordinates; ``pins`` lists each joint as
+    expressions of the coordinates; ``pins`` lists each pin as
     ``(joint, parent, child, location)``, ``location`` the 2-vector of the
     joint's point, ``None`` for the ground; ``closure`` are the loop's
-    position equations written from the two sides."""
+    position equations written independently; ``slider`` is
+    ``(joint, location, piston)`` for a joint that holds the piston on the
+    ground's x axis (a normal force along y and a moment on the piston)."""
 
     def __init__(self, system, joints, loop, bodies, pins, closure, q_ind,
                  q_dep, constants, slider=None):
@@ -231,7 +233,8 @@ def slider_crank(rng=None, swap=False):
             (loop, P, B, xBP_B) if swap else (loop, B, P, xBP_P)]
     model = Planar(system, (j1, j2, s), loop, bodies, pins,
                    list(xBP_B - xBP_P), [q1], [q2, q3],
-                   {'g': g, 'tau': tau, 'masses': masses}, slider=(s, xS))
+                   {'g': g, 'tau': tau, 'masses': masses},
+                   slider=(s, xS, P))
     model.applied = {A: tau}
     model.gravity = g
     return model
@@ -256,6 +259,78 @@ def _replace(expr, mapping):
     derivs = {k: v for k, v in mapping.items() if isinstance(k, sm.Derivative)}
     rest = {k: v for k, v in mapping.items() if k not in derivs}
     return sm.sympify(expr).xreplace(derivs).xreplace(rest)
+
+
+def slider_crank_closed_at_slider(rng=None, swap=False):
+    """The slider-crank with the loop closed at the slider: crank A and rod
+    B on pins, the piston P pinned to the rod (a tree PinJoint), and a
+    LoopJoint of kind 'prismatic' between the ground and the piston along
+    the ground's x axis (parent the ground, or the piston if ``swap``):
+    its rows keep a force and a torque."""
+    if rng is None:
+        r, l, e = 1.0, 3.0, 0.0
+        pO, pAB_A = [-r / 2, 0], [r / 2, 0]
+        pAB_B, pBP_B = [-l / 2, 0], [l / 2, 0]
+        pS_P, pBP_P = [0, 0], [0, 0]
+        masses, g, tau = (1.0, 2.0, 0.5), 9.81, 0.0
+        inertias = (r**2 / 12, 2 * l**2 / 12, 0.05)
+    else:
+        r, l = rng.uniform(0.8, 1.2), rng.uniform(2.5, 3.5)
+        e = rng.uniform(-0.3, 0.3)
+        pO, pAB_A = _body_coords(rng, r)
+        pAB_B, pBP_B = _body_coords(rng, l)
+        pS_P = [sm.Float(v) for v in rng.uniform(-0.2, 0.2, size=2)]
+        pBP_P = [sm.Float(v) for v in rng.uniform(-0.2, 0.2, size=2)]
+        masses = tuple(rng.uniform(0.5, 3.0, size=3))
+        g, tau = rng.uniform(1.0, 10.0), rng.uniform(-5.0, 5.0)
+        inertias = tuple(rng.uniform(0.05, 0.5) * m * ll**2
+                         for m, ll in zip(masses, (r, l, 0.5)))
+    N = RigidBody('N')
+    A, B, P = (RigidBody(n, mass=m) for n, m in zip('ABP', masses))
+    for b, izz in zip((A, B, P), inertias):
+        b.central_inertia = inertia(b.frame, 0, 0, izz)
+    q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
+    j1 = PinJoint('j1', N, A, q1, u1, child_point=_vec(A, pO),
+                  joint_axis=N.z)
+    j2 = PinJoint('j2', A, B, q2, u2, parent_point=_vec(A, pAB_A),
+                  child_point=_vec(B, pAB_B), joint_axis=A.z)
+    j3 = PinJoint('j3', B, P, q3, u3, parent_point=_vec(B, pBP_B),
+                  child_point=_vec(P, pBP_P), joint_axis=B.z)
+    if swap:
+        loop = LoopJoint('S', P, N, parent_point=_vec(P, pS_P),
+                         child_point=e * N.y, kind='prismatic',
+                         joint_axis=P.x)
+    else:
+        loop = LoopJoint('S', N, P, parent_point=e * N.y,
+                         child_point=_vec(P, pS_P), kind='prismatic',
+                         joint_axis=N.x)
+    system = System.from_newtonian(N)
+    system.add_bodies(A, B, P)
+    system.add_joints(j1, j2, j3, loop)
+    system.add_holonomic_constraints(*loop.holonomic_constraints)
+    system.apply_uniform_gravity(-g * N.y)
+    system.add_loads(Torque(A.frame, tau * N.z))
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
+    M = lambda p: sm.Matrix(p)  # noqa: E731
+    thA, thB, thP = q1, q1 + q2, q1 + q2 + q3
+    GA = -_rot(thA) * M(pO)
+    xAB = GA + _rot(thA) * M(pAB_A)
+    GB = xAB - _rot(thB) * M(pAB_B)
+    xBP = GB + _rot(thB) * M(pBP_B)
+    GP = xBP - _rot(thP) * M(pBP_P)
+    xS = GP + _rot(thP) * M(pS_P)
+    bodies = {A: (thA, GA), B: (thB, GB), P: (thP, GP)}
+    pins = [(j1, None, A, sm.zeros(2, 1)), (j2, A, B, xAB),
+            (j3, B, P, xBP)]
+    model = Planar(system, (j1, j2, j3), loop, bodies, pins,
+                   [xS[1] - e, thP], [q1], [q2, q3],
+                   {'g': g, 'tau': tau, 'masses': masses},
+                   slider=(loop, xS, P))
+    model.applied = {A: tau}
+    model.gravity = g
+    model.ground_point = np.array([0.0, float(e)])
+    return model
 
 
 class Reference:
@@ -358,7 +433,7 @@ class Reference:
                     A[3 * i:3 * i + 2, 2 * k:2 * k + 2] += s * np.eye(2)
                     A[3 * i + 2, 2 * k:2 * k + 2] += s * np.array([-r[1],
                                                                    r[0]])
-            if model.slider and body is model.slider[0].child:
+            if model.slider and body is model.slider[2]:
                 r = where[-1] - G
                 A[3 * i + 1, -2] += 1.0          # normal force along y
                 A[3 * i + 2, -2] += r[0]         # its moment about G
@@ -393,8 +468,11 @@ def _evaluator(exprs, model):
 # (builder, seed or None for the hand-picked model, loop parent swapped)
 CASES = [('four_bar', None, False), ('four_bar', 1, False),
          ('four_bar', 2, True), ('slider_crank', None, False),
-         ('slider_crank', 3, False), ('slider_crank', 4, True)]
-BUILDERS = {'four_bar': four_bar, 'slider_crank': slider_crank}
+         ('slider_crank', 3, False), ('slider_crank', 4, True),
+         ('closed_at_slider', None, False), ('closed_at_slider', 5, False),
+         ('closed_at_slider', 6, True)]
+BUILDERS = {'four_bar': four_bar, 'slider_crank': slider_crank,
+            'closed_at_slider': slider_crank_closed_at_slider}
 
 
 @pytest.fixture(scope='module', params=CASES,
@@ -413,18 +491,35 @@ def _pad(v):
     return np.r_[np.ravel(v), np.zeros(3 - np.size(v))]
 
 
-def _multipliers(model, q, force_on_child):
-    """The loop's multipliers from the reference force of the loop pin:
-    its components along the loop's axes (fixed in the loop's parent)."""
+def _loop_load(model, forces, where):
+    """The reference force and torque (3-vectors in the ground's frame) on
+    the loop joint's child, the force at ``loop.child_point``: the loop
+    pin's force, or the slider's normal force and moment on the piston;
+    if the ground is the child, their opposite moved from the piston's
+    slider point to the ground's point (adding its moment)."""
+    loop = model.loop
+    if model.slider is None or model.slider[0] is not loop:
+        return _pad(forces[loop]), np.zeros(3)
+    normal, moment = forces[loop]
+    if loop.child is model.slider[2]:
+        return np.r_[0.0, normal, 0.0], np.r_[0.0, 0.0, moment]
+    arm = where[-1] - model.ground_point       # slider point from C
+    return (np.r_[0.0, -normal, 0.0],
+            np.r_[0.0, 0.0, -moment + _cross2(arm, [0.0, -normal])])
+
+
+def _multipliers(model, q, forces, where):
+    """The loop's multipliers from the reference: the components of its
+    force and torque on the loop's child along the loop's axes (fixed in
+    the loop's parent)."""
     loop, N = model.loop, model.system.frame
     axes = _evaluator([c for e in loop.axes for c in e.to_matrix(N)],
                       model)(q, q * 0, q * 0, [0] * len(loop.multipliers))
     axes = axes.reshape(3, 3)
-    F = _pad(force_on_child)
-    assert all(label[0] == 'F' for label in loop.labels)
-    return np.array(['xyz'.index(label[1]) for label in loop.labels]), \
-        np.array([F @ axes['xyz'.index(label[1])]
-                  for label in loop.labels])
+    F, T = _loop_load(model, forces, where)
+    return np.array([(F if label[0] == 'F' else T)
+                     @ axes['xyz'.index(label[1])]
+                     for label in loop.labels])
 
 
 def _reference_at(model, reference, q, u):
@@ -433,13 +528,14 @@ def _reference_at(model, reference, q, u):
     # Over-determined by the mechanism's one degree of freedom, and
     # consistent: SymPy's accelerations satisfy every body's balance.
     assert residual < 1e-10
-    _, lam = _multipliers(model, q, forces[model.loop])
-    return ud, forces, lam
+    lam = _multipliers(model, q, forces, where)
+    return ud, forces, lam, where
 
 
-def test_loop_pin_rows_are_the_planar_ones(case):
+def test_loop_rows_are_the_planar_ones(case):
     model, _, _ = case
-    assert model.loop.labels == ('Fx', 'Fy')
+    planar = ('Fx', 'Fy') if model.loop.kind == 'pin' else ('Fx', 'Ty')
+    assert model.loop.labels == planar
     assert len(model.loop.multipliers) == 2
 
 
@@ -462,7 +558,7 @@ def _assert_reactions_match(model, reference, states):
                        + list(r.torque.to_matrix(N)), model)
          for j, r in reactions.items()}
     for q, u in states:
-        ud, forces, lam = _reference_at(model, reference, q, u)
+        ud, forces, lam, where = _reference_at(model, reference, q, u)
         scale = max(np.max(np.abs(v)) for v in forces.values())
         for j in model.joints:
             value = f[j](q, u, ud, lam)
@@ -479,14 +575,15 @@ def test_slider_normal_force(case):
     """The piston's normal force is the first force component of the
     PrismaticJoint's reaction (along the piston's y axis = ground y)."""
     model, reference, states = case
-    if model.slider is None:
-        pytest.skip('no slider')
+    if model.slider is None or model.slider[0] is model.loop:
+        pytest.skip('no tree slider (the loop\'s own reaction is tested '
+                    'below)')
     s = model.slider[0]
     r = joint_reactions(s, model.system)
     assert r.axes[0] == s.child_interframe.y
     f = _evaluator([r.force_components[0], r.force_components[1]], model)
     for q, u in states:
-        ud, forces, lam = _reference_at(model, reference, q, u)
+        ud, forces, lam, where = _reference_at(model, reference, q, u)
         scale = max(np.max(np.abs(v)) for v in forces.values())
         normal, _ = forces[s]
         np.testing.assert_allclose(f(q, u, ud, lam), [normal, 0.0],
@@ -501,11 +598,13 @@ def test_loop_joint_reaction_is_its_multipliers(case):
     assert r.axes == tuple(loop.axes)
     assert r.force_components == sm.ImmutableMatrix(loop.force_components)
     assert r.torque_components == sm.ImmutableMatrix(loop.torque_components)
-    f = _evaluator(list(r.force.to_matrix(N)), model)
+    f = _evaluator(list(r.force.to_matrix(N))
+                   + list(r.torque.to_matrix(N)), model)
     for q, u in states[:1]:
-        ud, forces, lam = _reference_at(model, reference, q, u)
+        ud, forces, lam, where = _reference_at(model, reference, q, u)
         scale = max(np.max(np.abs(v)) for v in forces.values())
-        np.testing.assert_allclose(f(q, u, ud, lam), _pad(forces[loop]),
+        np.testing.assert_allclose(f(q, u, ud, lam),
+                                   np.r_[_loop_load(model, forces, where)],
                                    rtol=0, atol=RTOL * scale)
 
 
@@ -540,7 +639,7 @@ def test_every_body_balances_with_its_joint_reactions(case):
         exprs += list(F.to_matrix(N)) + list(M.to_matrix(N))
     f = _evaluator(exprs, model)
     for q, u in states:
-        ud, forces, lam = _reference_at(model, reference, q, u)
+        ud, forces, lam, where = _reference_at(model, reference, q, u)
         scale = max(np.max(np.abs(v)) for v in forces.values())
         np.testing.assert_allclose(f(q, u, ud, lam), 0.0, rtol=0,
                                    atol=RTOL * 10 * scale)
