@@ -1,7 +1,8 @@
 r"""Joint reaction forces: the implementation of
 :func:`~sympy_loads.joint_reactions` and :class:`~sympy_loads.JointReaction`
 with their private helpers (joint kinds, model parts, the joint frame, the
-child and parent sides of a joint and the side a load acts on).
+child and parent sides of a joint, the side a load acts on, and the
+constraint forces of the loop joints closing a System).
 
 Private module: the public names are documented in, and imported from,
 :mod:`sympy_loads.joint_friction` (or the package ``sympy_loads``).
@@ -294,7 +295,8 @@ def _loop_loads(loops, child_side):
     its child, minus them on its parent, both at ``loop.child_point``."""
     loads = []
     for loop in loops:
-        on_child, on_parent = loop.child in child_side, loop.parent in child_side
+        on_child = loop.child in child_side
+        on_parent = loop.parent in child_side
         if on_child == on_parent:
             continue    # internal to one side
         sign = 1 if on_child else -1
@@ -341,10 +343,13 @@ class JointReaction:
     ``force`` is the force the parent exerts on the child, applied at
     ``joint.child_point``; ``torque`` is the torque of the couple that
     accompanies it (the moment about ``joint.child_point``). The parent takes
-    ``-force`` and ``-torque``. Both are also given as components in the
-    joint frame, whose unit vectors ``axes``
-    :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` are fixed in
-    ``joint.child_interframe`` with :math:`\hat{e}_z` along the joint axis:
+    ``-force`` (at the place of ``joint.child_point``) and ``-torque``. Both
+    are also given as components in the joint frame, whose unit vectors
+    ``axes`` :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` are fixed in
+    ``joint.child_interframe`` with :math:`\hat{e}_z` along the joint axis
+    (the child interframe's own axes for a spherical or weld joint); for a
+    :class:`~sympy_loads.LoopJoint` they are ``loop.axes``, fixed in the
+    loop's parent (interframe), and the components are its multipliers:
 
     .. math::
 
@@ -358,7 +363,7 @@ class JointReaction:
 
     Components the joint leaves free (the axial force of a prismatic joint,
     the axial torque of a pin joint, ...) are zero: an ideal joint does not
-    transmit them.
+    transmit them; so are a loop joint's rows it dropped.
 
     Instances are made by :func:`joint_reactions`, which computes the
     components.
@@ -394,7 +399,8 @@ class JointReaction:
         The joint that transmits the reaction.
     axes : tuple of three Vectors
         Unit vectors of the joint frame, :math:`\hat{e}_z` along the joint
-        axis.
+        axis (fixed in the child interframe; in the parent for a loop
+        joint).
     force_components, torque_components : 3x1 Matrix
         The reaction force and torque on the child along ``axes``.
 
@@ -420,8 +426,8 @@ class JointReaction:
     @property
     def axes(self):
         r"""Unit vectors :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` of the
-        joint frame, fixed in the child interframe, :math:`\hat{e}_z` along
-        the joint axis."""
+        joint frame, fixed in the child interframe (in the parent for a
+        loop joint), :math:`\hat{e}_z` along the joint axis."""
         return self._axes
 
     @property
@@ -531,15 +537,46 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     of motion) to get the reaction.
 
     The child side is found from ``model.joints`` when ``model`` is a
-    ``System`` (the joint must cut the system in two: no closed loop through
-    it); otherwise it is the set of bodies whose velocity depends on the
-    joint's speeds (the child and its descendants in a tree of SymPy joints).
-    Loads are assigned to a side by their point or frame.
+    ``System`` (the joint must cut the tree of joints in two); otherwise it
+    is the set of bodies whose velocity depends on the joint's speeds (the
+    child and its descendants in a tree of SymPy joints). Loads are assigned
+    to a side by their point or frame.
 
-    Closed kinematic loops and other constraints are outside this method:
-    their constraint forces are not loads of the model, so a reaction is
-    only computed when they do not act on the child side (a ``ValueError``
-    asks for ``child_bodies`` when the model has dependent speeds).
+    **Closed loops.** A kinematic loop of a ``System`` closed by a
+    :class:`~sympy_loads.LoopJoint` carries its constraint force: the
+    multipliers :math:`\lambda` of the loop (``loop.multipliers``) are the
+    components along ``loop.axes`` (fixed in the loop's parent) of the
+    force :math:`\bar{F}_\lambda` (``loop.force``, at
+    ``loop.child_point``) and torque :math:`\bar{T}_\lambda`
+    (``loop.torque``) the loop's parent exerts on its child. The child side
+    of a tree joint is then found over the tree joints only (loop joints
+    left out of the graph), and every loop joint with exactly one end body
+    on that side is one more load on it:
+
+    .. math::
+
+       \bar{F}_\lambda \text{ at } C \text{ and } \bar{T}_\lambda
+       \text{ if the loop's child is on the side}, \qquad
+       -\bar{F}_\lambda \text{ at } C \text{ and } -\bar{T}_\lambda
+       \text{ if its parent is}
+
+    with C the place of ``loop.child_point``; a loop with both ends on the
+    side is internal to it. The reaction then contains the multipliers
+    (``dynamicsymbols``) besides :math:`q, u, \dot{u}`: along a solution
+    they are the constraint forces of the equations of motion
+    (``simulate(..., outputs=...)`` evaluates them). The reaction of the
+    loop joint itself is its multipliers,
+    ``JointReaction(loop, loop.axes, loop.force_components,
+    loop.torque_components)``.
+
+    Any other constraint (a loop closed by hand with
+    ``add_holonomic_constraints``, a nonholonomic constraint, the
+    constraints of a ``KanesMethod``) has a constraint force that is not a
+    load of the model, so the reaction is refused where the model has such
+    constraints (dependent speeds), unless ``child_bodies`` states the side
+    (then that force must not act on it). The system's holonomic
+    constraints are compared with the rows of its loop joints, each equal
+    or negated.
 
     Examples
     ========
@@ -578,10 +615,51 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     The second is zero along the motion
     (:math:`\dot{u} = g \cos(q)/L` for a point mass).
 
+    A four-bar (Moore, *Learn Multibody Dynamics*: crank 1, coupler 4,
+    rocker 3, ground 5) whose loop is closed by a
+    :class:`~sympy_loads.LoopJoint` pin between coupler and rocker: the
+    reaction at the crank's pin contains the loop's multipliers, and the
+    loop's own reaction is its multipliers:
+
+    >>> from sympy.physics.mechanics import dynamicsymbols
+    >>> from sympy_loads import LoopJoint
+    >>> q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
+    >>> N = RigidBody('N')
+    >>> crank, coupler, rocker = (RigidBody(name, mass=m) for name in
+    ...                           ('crank', 'coupler', 'rocker'))
+    >>> j1 = PinJoint('j1', N, crank, q1, u1, child_point=-crank.x / 2,
+    ...               joint_axis=N.z)
+    >>> j2 = PinJoint('j2', crank, coupler, q2, u2, parent_point=crank.x / 2,
+    ...               child_point=-2 * coupler.x, joint_axis=crank.z)
+    >>> j3 = PinJoint('j3', N, rocker, q3, u3, parent_point=5 * N.x,
+    ...               child_point=-3 * rocker.x / 2, joint_axis=N.z)
+    >>> loop = LoopJoint('D', coupler, rocker, parent_point=2 * coupler.x,
+    ...                  child_point=3 * rocker.x / 2, kind='pin',
+    ...                  joint_axis=coupler.z)
+    >>> system = System.from_newtonian(N)
+    >>> system.add_bodies(crank, coupler, rocker)
+    >>> system.add_joints(j1, j2, j3, loop)
+    >>> system.add_holonomic_constraints(*loop.holonomic_constraints)
+    >>> system.apply_uniform_gravity(-g * N.y)
+    >>> system.q_ind, system.q_dep = [q1], [q2, q3]
+    >>> system.u_ind, system.u_dep = [u1], [u2, u3]
+    >>> loop.multipliers.T
+    Matrix([[lambda_D_Fx(t), lambda_D_Fy(t)]])
+    >>> crank_pin = joint_reactions(j1, system)
+    >>> sorted(crank_pin.force.free_dynamicsymbols(N.frame)
+    ...        & set(loop.multipliers), key=str)
+    [lambda_D_Fx(t), lambda_D_Fy(t)]
+    >>> joint_reactions(loop, system).force
+    lambda_D_Fx(t)*coupler_frame.x + lambda_D_Fy(t)*coupler_frame.y
+
     Parameters
     ==========
 
-    joint : PinJoint, PrismaticJoint, CylindricalJoint or SphericalJoint
+    joint : Joint
+        A joint of ``model``: a tree joint (``PinJoint``,
+        ``PrismaticJoint``, ``CylindricalJoint``, ``SphericalJoint``, or
+        ``WeldJoint``, which transmits all six components), or a
+        :class:`~sympy_loads.LoopJoint` of a ``System``.
     model : System or KanesMethod
         The model the joint belongs to: its bodies, loads (and actuators),
         and kinematic differential equations are used.
@@ -606,10 +684,16 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
         If ``joint`` or ``model`` has the wrong type.
     ValueError
         If the joint is not part of ``model`` (its coordinates are not the
-        model's); if the joint closes a kinematic loop of
-        ``model.joints`` or the
-        model has dependent speeds, and ``child_bodies`` is not given; or if
-        a load cannot be assigned to a side.
+        model's, a joint without coordinates or a loop joint is not among
+        ``model.joints``); if, without ``child_bodies``, a tree joint closes
+        a kinematic loop of the tree joints, the model has constraints that
+        are not the rows of its loop joints (a loop closed by hand, a
+        nonholonomic constraint, a ``KanesMethod`` with dependent speeds:
+        the message names them and points to
+        :class:`~sympy_loads.LoopJoint`), or the joint is a ``WeldJoint`` of
+        a ``KanesMethod`` (no speeds to find its child side from); if a loop
+        joint's rows are not among the system's holonomic constraints; or
+        if a load cannot be assigned to a side.
 
     References
     ==========
@@ -643,17 +727,30 @@ def joint_reactions(joint, model, *, frame=None, child_bodies=None,
     ci = joint.child_interframe
     Rm, Tm = R.to_matrix(ci), T.to_matrix(ci)
     cf, ct = _CONSTRAINED[kind]
+    qdot_map = _with_second_derivatives(qdot_map)
     comps = []
     for vec, mask in ((Rm, cf), (Tm, ct)):
         col = []
         for e, keep in zip(axes, mask):
             if keep:
                 c = (e.to_matrix(ci).T * vec)[0]
-                col.append(c.xreplace(qdot_map))
+                col.append(c.xreplace(qdot_map[0]).xreplace(qdot_map[1]))
             else:
                 col.append(sm.S.Zero)
         comps.append(col)
     return JointReaction(joint, axes, comps[0], comps[1])
+
+
+def _with_second_derivatives(qdot_map):
+    """``(second, first)``: the replacements of each q'' (by the time
+    derivative of q' with q' replaced again) and of each q' by the
+    kinematic differential equations. Velocities that SymPy computes from
+    positions (a point on a prismatic joint's moving parent) bring q' and
+    their accelerations q''."""
+    t = dynamicsymbols._t
+    second = {qd.diff(t): sm.diff(rhs, t).xreplace(qdot_map)
+              for qd, rhs in qdot_map.items()}
+    return second, qdot_map
 
 
 def _loop_reaction(loop, model):

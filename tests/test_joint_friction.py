@@ -323,6 +323,112 @@ class TestJointReactions:
         with pytest.raises(TypeError, match='model must be'):
             joint_reactions(pin, [pin.child])
 
+    @staticmethod
+    def welded_arm():
+        """An arm on a pin at O (its mass center) carrying a block welded
+        at distance d along the arm, the weld's child point at c along the
+        block's y axis from the block's mass center; gravity along -y."""
+        mA, mB, d, c, Izz = sm.symbols('m_A m_B d c I_zz', positive=True)
+        ground = RigidBody('ground')
+        arm = RigidBody('arm', mass=mA)
+        block = RigidBody('block', mass=mB)
+        block.central_inertia = inertia(block.frame, 0, 0, Izz)
+        pin = PinJoint('pin', ground, arm, coordinates=q, speeds=u,
+                       joint_axis=ground.z)
+        weld = WeldJoint('weld', arm, block, parent_point=d * arm.frame.x,
+                         child_point=c * block.frame.y)
+        system = System.from_newtonian(ground)
+        system.add_bodies(arm, block)
+        system.add_joints(pin, weld)
+        system.apply_uniform_gravity(-g * ground.y)
+        return system, pin, weld, (mA, mB, d, c, Izz)
+
+    def test_weld_joint_transmits_all_six_components(self):
+        """Hand derivation: the block's mass center is at d x - c y from O
+        in the arm's frame, a = u' z x r - u**2 r, so the weld's force on the
+        block is m_B (c u' - d u**2 + g sin q, d u' + c u**2 + g cos q, 0)
+        and its torque about the child point c F_x + I_zz u' (z)."""
+        system, pin, weld, (mA, mB, d, c, Izz) = self.welded_arm()
+        r = joint_reactions(weld, system)
+        block = weld.child
+        assert r.axes == (block.frame.x, block.frame.y, block.frame.z)
+        ud = u.diff(t)
+        Fx = mB * (c * ud - d * u**2 + g * sm.sin(q))
+        Fy = mB * (d * ud + c * u**2 + g * sm.cos(q))
+        expected_force = sm.Matrix([Fx, Fy, 0])
+        expected_torque = sm.Matrix([0, 0, c * Fx + Izz * ud])
+        assert sm.simplify(r.force_components - expected_force) == \
+            sm.zeros(3, 1)
+        assert sm.simplify(r.torque_components - expected_torque) == \
+            sm.zeros(3, 1)
+        # The pin carries the block too (the arm's mass center at O does
+        # not accelerate): the weld's force plus the arm's weight.
+        rp = joint_reactions(pin, system)
+        diff = (rp.force - r.force - mA * g * system.frame.y).to_matrix(
+            system.frame)
+        assert sm.simplify(diff) == sm.zeros(3, 1)
+
+    def test_weld_joint_outside_the_model_or_in_a_kanes_method(self):
+        system, pin, weld, _ = self.welded_arm()
+        other, _, _, _ = self.welded_arm()
+        with pytest.raises(ValueError, match="joint 'weld' is not part of "
+                           'the model: it is not among model.joints'):
+            joint_reactions(weld, other)
+        kane = KanesMethod(system.frame, system.q, system.u,
+                           kd_eqs=system.kdes, bodies=system.bodies,
+                           forcelist=system.loads)
+        with pytest.raises(ValueError, match='has no speeds.*child_bodies'):
+            joint_reactions(weld, kane)
+        r = joint_reactions(weld, kane, child_bodies=[weld.child])
+        assert sm.simplify(r.force_components - joint_reactions(
+            weld, system).force_components) == sm.zeros(3, 1)
+
+    def test_parent_of_a_prismatic_joint_balances_with_to_loads(self):
+        """A block sliding on a swinging arm: the arm's Newton-Euler
+        closes with the loads of to_loads() of both joints; the parent of
+        the slider takes its force at the block's place, i.e. -force at
+        the parent point and the couple -r x force (it was missing)."""
+        x, w = dynamicsymbols('x w')
+        mA, mB, IA = sm.symbols('m_A m_B I_A', positive=True)
+        ground = RigidBody('ground')
+        arm = RigidBody('arm', mass=mA)
+        arm.central_inertia = inertia(arm.frame, 0, 0, IA)
+        block = point_mass('block', mB)
+        pin = PinJoint('pin', ground, arm, coordinates=q, speeds=u,
+                       child_point=-L * arm.frame.x, joint_axis=ground.z)
+        slider = PrismaticJoint('slider', arm, block, coordinates=x,
+                                speeds=w, parent_point=L * arm.frame.y,
+                                joint_axis=arm.frame.x)
+        system = System.from_newtonian(ground)
+        system.add_bodies(arm, block)
+        system.add_joints(pin, slider)
+        system.apply_uniform_gravity(-g * ground.y)
+        N = system.frame
+        loads = joint_reactions(pin, system).to_loads()[::2] + \
+            joint_reactions(slider, system).to_loads()[1::2]
+        loads.append(Force(arm.masscenter, -mA * g * N.y))
+        G = arm.masscenter
+        F = sum((ld.force for ld in loads if isinstance(ld, Force)),
+                0 * N.x) - mA * G.acc(N)
+        M = sum((ld.point.pos_from(G).cross(ld.force)
+                 if isinstance(ld, Force) else ld.torque
+                 for ld in loads), 0 * N.x)
+        M -= arm.central_inertia.dot(arm.frame.ang_acc_in(N))
+        # The reactions hold along the motion: u', w' from SymPy's
+        # equations of motion at a state.
+        values = {q: 0.7, x: 1.3, u: -0.4, w: 0.9, mA: 2.0, mB: 1.5,
+                  IA: 0.4, L: 0.8, g: 9.81}
+        system.form_eoms()
+        rates = system.mass_matrix.LUsolve(system.forcing).subs(values)
+        values = {u.diff(t): rates[0], w.diff(t): rates[1]} | values
+        kin = {q.diff(t): u, x.diff(t): w}
+        for vec in (F, M):
+            residual = vec.to_matrix(N).xreplace(kin)
+            residual = residual.subs(
+                {k: v for k, v in values.items()
+                 if isinstance(k, sm.Derivative)}).subs(values)
+            assert max(abs(float(c)) for c in residual) < 1e-12
+
 
 class TestJointFriction:
 
