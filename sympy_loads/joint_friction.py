@@ -464,12 +464,13 @@ class JointFriction(ActuatorBase):
         The reaction force of :func:`joint_reactions` (options are passed to
         it) is generated once as NumPy code (``cse=True``); ``q``, ``u`` and
         ``udot`` follow ``model.q`` and ``model.u``. In a ``System`` closed
-        by LoopJoints (:class:`~sympy_loads.LoopJoint`) the reaction of a tree joint
-        contains the loops' multipliers: ``multipliers`` are then their
-        values, in the order of the loops in ``model.joints`` and of each
-        loop's :attr:`~sympy_loads.LoopJoint.multipliers` (``simulate()``
-        solves them from the equations of motion evaluated with the
-        current friction, within the relaxation). Friction magnitudes that
+        by LoopJoints (:class:`~sympy_loads.LoopJoint`) the reaction of a
+        tree joint contains the loops' multipliers: ``multipliers`` are
+        then their values, in the order of the loops in ``model.joints``
+        and of each loop's :attr:`~sympy_loads.LoopJoint.multipliers`
+        (``simulate()`` solves them from the equations of motion evaluated
+        with the current friction, within the relaxation); a ValueError
+        says when they are missing. Friction magnitudes that
         appear in the reaction (they cancel: friction of this joint acts
         along the directions it leaves free, that of other joints of the
         child side is internal to it) are checked to contribute nothing at

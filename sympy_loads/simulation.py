@@ -73,9 +73,9 @@ from ._simulation.arguments import (
     _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
     _check_t_span, _initial_state, _pack_constants, _specified_functions)
 from ._simulation.impacts import ImpactEngine, impact_outputs, run
-from ._simulation.multipliers import loop_multipliers
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
+from ._simulation.multipliers import loop_multipliers
 from ._simulation.numeric_model import NumericModel
 from ._simulation.partition import PartitionRecord
 from ._simulation.problem import Problem, evaluate_outputs
@@ -290,6 +290,7 @@ def _check_no_multipliers_in_equations(nm, multipliers):
             f'the equations, not specified inputs. Coulomb friction driven '
             f'by a reaction is JointFriction on a tree joint of the loop '
             f'(joint_friction=), which simulate() resolves by relaxation.')
+
 
 def _kanes_method_of(model):
     """Return the ``KanesMethod`` behind ``model`` (TypeError/ValueError)."""

@@ -165,7 +165,6 @@ def test_four_bar_pin_friction_sticks_under_gravity(backend):
     independent closure solve), within the friction limit."""
     from scipy.optimize import fsolve
     system, loop, constants, initial, friction = _sticking_four_bar()
-    q1 = system.q[0]
     result = simulate(system, (0.0, 6.0), initial, constants,
                       joint_friction=[friction], backend=backend,
                       t_eval=np.linspace(0.0, 6.0, 61), rtol=1e-10,

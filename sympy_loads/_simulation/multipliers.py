@@ -92,7 +92,8 @@ class LoopMultipliers:
         if unknown:
             raise ValueError(
                 f'the holonomic constraints of the LoopJoints '
-                f'{", ".join(self.loop_names)} contain {sorted(map(str, unknown))}, '
+                f'{", ".join(self.loop_names)} contain '
+                f'{", ".join(sorted(map(str, unknown)))}, '
                 f'which the equations of motion do not; add the loops\' '
                 f'constraints to the model (add_holonomic_constraints) '
                 f'before form_eoms().')

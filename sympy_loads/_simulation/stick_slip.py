@@ -169,7 +169,6 @@ class StickSlip:
             # sign, see settle()); the others are held
             free = np.abs(columns[k[held], np.arange(len(held))]) <= (
                 UNHOLDABLE * np.max(np.abs(columns), axis=0, initial=0.0))
-            free |= ~np.any(columns != 0.0, axis=0)
             h[held[free]] = np.copysign(np.inf, udot0[k[held[free]]])
             holds = held[~free]
             columns = columns[:, ~free]
