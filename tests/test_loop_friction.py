@@ -230,3 +230,45 @@ def test_piston_friction_in_simulate_many_and_a_pickled_simulation():
     assert many[0].success
     assert np.allclose(many[0].q, direct.q, rtol=0, atol=1e-12)
     assert np.max(direct.outputs['f']) > 0.1
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_four_bar_friction_in_a_moving_pin_balances_energy(backend):
+    """Friction (regularized, so that its power is smooth) in the pin JB
+    between crank and coupler, whose reaction contains the loop's
+    multipliers: the mechanical energy lost equals the work of the
+    friction torques (Simpson's rule on 2001 samples of their power), to
+    1e-6 of the energy."""
+    from scipy.integrate import simpson
+    from test_loop_multipliers import four_bar
+    made = []
+
+    def friction(joints):
+        made.append(JointFriction(joints[1], coefficient=0.3, radius=0.05,
+                                  regularization=0.05))
+        return made
+    system, loop, constants, initial = four_bar(friction=friction)
+    N = system.frame
+    origin = [j for j in system.joints if j.name == 'JA'][0].parent_point
+    g = [s for s in constants if s.name == 'g'][0]
+    energy = sum(body.kinetic_energy(N) + body.mass * g * body.masscenter
+                 .pos_from(origin).dot(N.y)
+                 for body in system.bodies if body.frame != N)
+    power = sum(load.torque.dot(load.frame.ang_vel_in(N))
+                for load in made[0].to_loads())
+    times = np.linspace(0.0, 1.0, 2001)
+    result = simulate(system, (0.0, 1.0), initial, constants,
+                      joint_friction=made, backend=backend, t_eval=times,
+                      rtol=1e-11, atol=1e-12,
+                      outputs={'E': energy, 'P': power,
+                               'T': made[0].symbols[0]})
+    assert result.success
+    work = np.concatenate([[0.0], [simpson(result.outputs['P'][:k + 1],
+                                           x=times[:k + 1])
+                                   for k in range(200, 2001, 200)]])
+    change = (result.outputs['E'] - result.outputs['E'][0])[
+        np.r_[0, 200:2001:200]]
+    scale = np.max(np.abs(result.outputs['E']))
+    assert work[-1] < -1e-3 * scale           # friction that matters
+    assert np.max(np.abs(change - work)) <= 1e-6 * scale
+    assert np.all(result.outputs['T'] > 0)
