@@ -230,6 +230,59 @@ def test_slider_crank_loop_force_matches_newton_euler(backend):
                                 [6, 7])
 
 
+def slider_crank_closed_at_the_slider():
+    """The slider-crank whose tree ends at the piston, pinned to the rod
+    (q3, relative), and whose LoopJoint G is a prismatic joint between the
+    ground and the piston along N.x: its multipliers are a force across
+    the guide and a torque about N.z (a torque row of B)."""
+    q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
+    l1, l2, m, g = sm.symbols('l1 l2 m g', positive=True)
+    N = RigidBody('N')
+    A, B = _bar('A', m, l1), _bar('B', m, l2)
+    C = _bar('C', 3 * m, 0.1)
+    joints = [
+        PinJoint('JA', N, A, q1, u1, child_point=-l1 / 2 * A.x,
+                 joint_axis=N.z),
+        PinJoint('JB', A, B, q2, u2, parent_point=l1 / 2 * A.x,
+                 child_point=-l2 / 2 * B.x, joint_axis=N.z),
+        PinJoint('JC', B, C, q3, u3, parent_point=l2 / 2 * B.x,
+                 joint_axis=N.z)]
+    loop = LoopJoint('G', N, C, parent_point=N.masscenter,
+                     child_point=C.masscenter, kind='prismatic',
+                     joint_axis=N.x)
+    system = System.from_newtonian(N)
+    system.add_bodies(A, B, C)
+    system.add_joints(*joints, loop)
+    system.add_holonomic_constraints(*loop.holonomic_constraints)
+    system.apply_uniform_gravity(-g * N.y)
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
+    system.form_eoms(explicit_kinematics=True)
+    constants = {l1: 0.2, l2: 0.6, m: 1.0, g: 9.81}
+    initial = {q1: 0.7, q2: -1.0, q3: 0.3, u1: 8.0, u2: 0.0, u3: 0.0}
+    return system, loop, constants, initial
+
+
+@pytest.mark.parametrize('backend', BACKENDS)
+def test_prismatic_loop_force_and_torque_match_newton_euler(backend):
+    system, loop, constants, initial = slider_crank_closed_at_the_slider()
+    N = system.frame
+    assert len(loop.multipliers) == 2
+    result = simulate(
+        system, (0.0, 1.0), initial, constants, backend=backend,
+        t_eval=np.linspace(0.0, 1.0, 21), rtol=1e-10, atol=1e-12,
+        outputs={'Fx': loop.force.dot(N.y), 'Fy': loop.torque.dot(N.z),
+                 'ud': sm.Matrix(system.u).diff(T)})
+    assert result.success
+    joints = {j.name: j for j in system.joints}
+    unknowns = [(joints['JA'], 'pin'), (joints['JB'], 'pin'),
+                (joints['JC'], 'pin'), (loop, 'slide')]
+    # (the checker's 'Fx', 'Fy' are here the guide's force along N.y and
+    # its torque about N.z)
+    _check_against_newton_euler(system, loop, constants, result, unknowns,
+                                [6, 7])
+
+
 def test_multiplier_output_of_a_kanes_method_names_the_system():
     """A KanesMethod knows no joints: an output with a multiplier says to
     give the System."""
