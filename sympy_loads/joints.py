@@ -255,6 +255,12 @@ class LoopJoint(Joint):
     ``outputs``, or through :func:`~sympy_loads.joint_reactions`) from the
     equations of motion.
 
+    The rows also vanish on a second branch: a pin's or cylindrical
+    joint's axes opposite (``c = -a``), a weld's or prismatic joint's
+    frames half a turn apart. The assembly the constraint solver finds is
+    the one near the initial guesses; give guesses on the intended branch
+    (the rank test of the rows keeps to it).
+
     References
     ==========
 
