@@ -2,11 +2,10 @@
 
 References, sharing no code with :func:`sympy_loads.joint_reactions`:
 
-* the accelerations: SymPy's own equations of motion of the model
-  (``System.form_eoms()``, ``mass_matrix_full``/``forcing_full``,
-  lambdified and solved by NumPy) at random consistent states, found from
-  a hand-written planar kinematics of the mechanism (the closure solved by
-  SciPy);
+* the accelerations: SymPy's own Kane's equations of the open tree
+  (``KanesMethod(...).kanes_equations()``, lambdified) with a hand-written
+  closure of the loop by Lagrange multipliers, solved by NumPy at random
+  consistent states found from that closure (solved by SciPy);
 * the joint forces: Newton-Euler per body in the plane with those
   accelerations (3 equations per moving body, 2 unknowns per pin, a normal
   force and a moment at the slider), the over-determined but consistent
@@ -28,9 +27,9 @@ import sympy as sm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import least_squares
-from sympy.physics.mechanics import (Force, PinJoint, PrismaticJoint,
-                                     RigidBody, System, Torque,
-                                     dynamicsymbols, inertia)
+from sympy.physics.mechanics import (Force, KanesMethod, PinJoint,
+                                     PrismaticJoint, RigidBody, System,
+                                     Torque, dynamicsymbols, inertia)
 
 from sympy_loads import JointReaction, LoopJoint, joint_reactions
 
@@ -350,18 +349,32 @@ class Reference:
             closure.jacobian(model.q_dep), mapping))
         self._jac_ind = sm.lambdify(args, _replace(
             closure.jacobian(model.q_ind), mapping))
-        # SymPy's own equations of motion: x' = M^-1 F, x = (q, u).
-        system.form_eoms()
+        # SymPy's own equations of motion of the open tree, M u' = F, and
+        # the hand-written closure: M u' = F + C^T mu, C u' = -C' u (C the
+        # closure's Jacobian; q' = u). Its Lagrange multipliers mu belong
+        # to the closure as written here, not to the LoopJoint's rows.
+        # (SymPy's form_eoms() of the closed System eliminates the dependent
+        # speeds with a symbolic LU whose pivot can vanish on the manifold,
+        # e.g. sin(q2) - q3*sin(q1 + q2) for the hand-picked slider-crank
+        # with rows along the rod's axes: 0/0 at every consistent state.)
         u = list(system.u)
         # The kinematic differential equations are q' = u (pin, slider).
         assert all(sm.expand(k + qi.diff(t) - ui) == 0
                    for k, qi, ui in zip(system.kdes, system.q, u))
         assert list(system.q) == q
+        kane = KanesMethod(system.frame, q, u, kd_eqs=system.kdes,
+                           bodies=system.bodies, forcelist=system.loads)
+        kane.kanes_equations()
         umap = dict(zip(u, syms[1]))
-        self._mass = sm.lambdify(args + [syms[1]], _replace(
-            system.mass_matrix_full, mapping).xreplace(umap), cse=True)
-        self._forcing = sm.lambdify(args + [syms[1]], _replace(
-            system.forcing_full, mapping).xreplace(umap), cse=True)
+        state = args + [syms[1]]
+        self._mass = sm.lambdify(state, _replace(
+            kane.mass_matrix, mapping).xreplace(umap), cse=True)
+        self._forcing = sm.lambdify(state, _replace(
+            kane.forcing, mapping).xreplace(umap), cse=True)
+        C = _replace(closure.jacobian(q), mapping)
+        U = sm.Matrix(syms[1])
+        self._jac = sm.lambdify(args, C)
+        self._jac_rate = sm.lambdify(state, (C * U).jacobian(syms[0]) * U)
         # The hand-written kinematics, differentiated twice.
         all_args = [syms[0], syms[1], syms[2]]
         self._kin = {}
@@ -398,13 +411,14 @@ class Reference:
         return out
 
     def accelerations(self, q, u):
-        """u' from SymPy's mass_matrix_full and forcing_full."""
+        """u' from SymPy's open-tree equations and the closure."""
         M = np.asarray(self._mass(q, u), dtype=float)
         F = np.asarray(self._forcing(q, u), dtype=float).ravel()
-        xdot = np.linalg.solve(M, F)
-        n = len(q)
-        assert np.allclose(xdot[:n], u, rtol=0, atol=1e-12)
-        return xdot[n:]
+        C = np.asarray(self._jac(q), dtype=float)
+        c = np.asarray(self._jac_rate(q, u), dtype=float).ravel()
+        n, m = len(q), len(C)
+        K = np.block([[M, -C.T], [C, np.zeros((m, m))]])
+        return np.linalg.solve(K, np.r_[F, -c])[:n]
 
     def joint_forces(self, q, u, ud):
         """Newton-Euler per body: ``{joint: force on its child (2,)}``, and
@@ -724,7 +738,6 @@ class TestSpatialLoop:
         mass = sm.lambdify([Q, U], sub(system.mass_matrix_full), cse=True)
         forcing = sm.lambdify([Q, U], sub(system.forcing_full), cse=True)
         # The open tree (no constraints): SymPy's Kane's equations.
-        from sympy.physics.mechanics import KanesMethod
         kane = KanesMethod(system.frame, q, u, kd_eqs=system.kdes,
                            bodies=system.bodies, forcelist=system.loads)
         kane.kanes_equations()
@@ -875,7 +888,6 @@ class TestRefusals:
     def test_loop_joint_of_no_system(self):
         model = four_bar()
         system = model.system
-        from sympy.physics.mechanics import KanesMethod
         kane = KanesMethod(system.frame, system.q, system.u,
                            kd_eqs=system.kdes, bodies=system.bodies)
         with pytest.raises(ValueError, match="loop joint 'D' is not part of "
