@@ -714,10 +714,12 @@ def spatial_loop(rng):
 
 
 class TestSpatialLoop:
-    """The R-R-S-R-R mechanism: the multipliers from SymPy's equations of
-    the open tree (M u' - F = B^T lambda, B the loop rows' Jacobian, u'
-    from SymPy's equations of the closed model), then each body's six
-    Newton-Euler equations with the reactions of all its joints."""
+    """The R-R-S-R-R mechanism: u' and the multipliers from SymPy's
+    Kane's equations of the open tree closed by the loop's rows,
+    M u' = F + B^T lambda and B u' = -B' u (B the rows' Jacobian: the
+    generalized force of the force and torque of the spec's multipliers),
+    then each body's six Newton-Euler equations with the reactions of all
+    its joints."""
 
     @pytest.fixture(scope='class')
     @classmethod
@@ -734,9 +736,8 @@ class TestSpatialLoop:
             dict(zip(q, Q))).xreplace(dict(zip(u, U)))
         closure = sm.lambdify([Q], sub(rows))
         jac = sm.lambdify([Q], sub(rows.jacobian(q)))
-        system.form_eoms()
-        mass = sm.lambdify([Q, U], sub(system.mass_matrix_full), cse=True)
-        forcing = sm.lambdify([Q, U], sub(system.forcing_full), cse=True)
+        Bu = sub(rows.jacobian(q)) * sm.Matrix(U)
+        jac_rate = sm.lambdify([Q, U], Bu.jacobian(Q) * sm.Matrix(U))
         # The open tree (no constraints): SymPy's Kane's equations.
         kane = KanesMethod(system.frame, q, u, kd_eqs=system.kdes,
                            bodies=system.bodies, forcelist=system.loads)
@@ -759,15 +760,11 @@ class TestSpatialLoop:
                 continue
             u1 = srng.uniform(-2, 2)
             uv = np.r_[u1, np.linalg.solve(B[:, 1:], -B[:, 0] * u1)]
-            xdot = np.linalg.solve(np.asarray(mass(qv, uv), dtype=float),
-                                   np.ravel(forcing(qv, uv)))
-            ud = xdot[4:]
-            rhs = (np.asarray(tree_mass(qv, uv), dtype=float) @ ud
-                   - np.ravel(tree_forcing(qv, uv)))
-            lam, *_ = np.linalg.lstsq(B.T, rhs, rcond=None)
-            assert np.max(np.abs(B.T @ lam - rhs)) < 1e-10 * np.max(
-                np.abs(rhs))
-            states.append((qv, uv, ud, lam))
+            M = np.asarray(tree_mass(qv, uv), dtype=float)
+            K = np.block([[M, -B.T], [B, np.zeros((3, 3))]])
+            x = np.linalg.solve(K, np.r_[np.ravel(tree_forcing(qv, uv)),
+                                         -np.ravel(jac_rate(qv, uv))])
+            states.append((qv, uv, x[:4], x[4:]))
         return system, joints, loop, states
 
     def test_rows_and_reactions_contain_the_multipliers(self, spatial):
