@@ -354,9 +354,11 @@ class Reference:
         # closure's Jacobian; q' = u). Its Lagrange multipliers mu belong
         # to the closure as written here, not to the LoopJoint's rows.
         # (SymPy's form_eoms() of the closed System eliminates the dependent
-        # speeds with a symbolic LU whose pivot can vanish on the manifold,
-        # e.g. sin(q2) - q3*sin(q1 + q2) for the hand-picked slider-crank
-        # with rows along the rod's axes: 0/0 at every consistent state.)
+        # speeds with a symbolic LU whose pivot can vanish on the manifold:
+        # the four-bar's first row along the coupler, differentiated with
+        # respect to the coupler's angle, is zero on the loop, so the
+        # default LU divides rounding errors; test_reference_accelerations_
+        # are_sympys compares with form_eoms() by Cramer's rule.)
         u = list(system.u)
         # The kinematic differential equations are q' = u (pin, slider).
         assert all(sm.expand(k + qi.diff(t) - ui) == 0
@@ -544,6 +546,25 @@ def _reference_at(model, reference, q, u):
     assert residual < 1e-10
     lam = _multipliers(model, q, forces, where)
     return ud, forces, lam, where
+
+
+def test_reference_accelerations_are_sympys(case):
+    """The reference's u' equal those of SymPy's equations of the closed
+    System (form_eoms() with Cramer's rule for the dependent speeds:
+    SymPy's default LU may pivot on an entry that vanishes on the loop)."""
+    model, reference, states = case
+    system = model.system
+    system.form_eoms(constraint_solver='CRAMER')
+    f = sm.lambdify([system.q, system.u], [system.mass_matrix_full,
+                                           system.forcing_full], cse=True)
+    for q, u in states:
+        M, F = f(q, u)
+        xdot = np.linalg.solve(np.asarray(M, dtype=float),
+                               np.ravel(np.asarray(F, dtype=float)))
+        ud = reference.accelerations(q, u)
+        np.testing.assert_allclose(xdot[:len(q)], u, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(xdot[len(q):], ud, rtol=0,
+                                   atol=1e-9 * np.max(np.abs(ud)))
 
 
 def test_loop_rows_are_the_planar_ones(case):
