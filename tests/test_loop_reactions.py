@@ -97,10 +97,11 @@ def _body_coords(rng, length):
     return [sm.Float(v) for v in a], [sm.Float(v) for v in b]
 
 
-def four_bar(rng=None, swap=False):
+def four_bar(rng=None, swap=False, kind='pin'):
     """Crank A on a pin to the ground at O, coupler B pinned to A, rocker C
     pinned to the ground at X; B and C closed by a LoopJoint pin (parent B,
-    child C, or the other way round if ``swap``)."""
+    child C, or the other way round if ``swap``), or a ball joint if
+    ``kind='spherical'``."""
     if rng is None:
         la, lb, lc, ln = 1.0, 4.0, 3.0, 5.0
         pO, pAB_A = [-la / 2, 0], [la / 2, 0]
@@ -131,14 +132,14 @@ def four_bar(rng=None, swap=False):
                   child_point=_vec(B, pAB_B), joint_axis=A.z)
     j3 = PinJoint('j3', N, C, q3, u3, parent_point=X[0] * N.x + X[1] * N.y,
                   child_point=_vec(C, pX_C), joint_axis=N.z)
+    axis = {} if kind == 'spherical' else {
+        'joint_axis': C.z if swap else B.z}
     if swap:
         loop = LoopJoint('D', C, B, parent_point=_vec(C, pBC_C),
-                         child_point=_vec(B, pBC_B), kind='pin',
-                         joint_axis=C.z)
+                         child_point=_vec(B, pBC_B), kind=kind, **axis)
     else:
         loop = LoopJoint('D', B, C, parent_point=_vec(B, pBC_B),
-                         child_point=_vec(C, pBC_C), kind='pin',
-                         joint_axis=B.z)
+                         child_point=_vec(C, pBC_C), kind=kind, **axis)
     system = System.from_newtonian(N)
     system.add_bodies(A, B, C)
     system.add_joints(j1, j2, j3, loop)
@@ -486,9 +487,12 @@ CASES = [('four_bar', None, False), ('four_bar', 1, False),
          ('four_bar', 2, True), ('slider_crank', None, False),
          ('slider_crank', 3, False), ('slider_crank', 4, True),
          ('closed_at_slider', None, False), ('closed_at_slider', 5, False),
-         ('closed_at_slider', 6, True)]
+         ('closed_at_slider', 6, True), ('four_bar_ball', None, False),
+         ('four_bar_ball', 9, True)]
 BUILDERS = {'four_bar': four_bar, 'slider_crank': slider_crank,
-            'closed_at_slider': slider_crank_closed_at_slider}
+            'closed_at_slider': slider_crank_closed_at_slider,
+            'four_bar_ball': lambda rng, swap: four_bar(rng, swap,
+                                                        'spherical')}
 
 
 @pytest.fixture(scope='module', params=CASES,
@@ -568,10 +572,17 @@ def test_reference_accelerations_are_sympys(case):
 
 
 def test_loop_rows_are_the_planar_ones(case):
+    """The rows the plane leaves: a pin's or a ball joint's two in-plane
+    force rows (the ball's out-of-plane row, zero for the model, is named
+    as dropped; with it the out-of-plane reactions, Fz and the tilting
+    torques of the tree pins, are zero and determined), a slider's normal
+    force and torque about z."""
     model, _, _ = case
-    planar = ('Fx', 'Fy') if model.loop.kind == 'pin' else ('Fx', 'Ty')
+    planar = ('Fx', 'Ty') if model.loop.kind == 'prismatic' else ('Fx', 'Fy')
     assert model.loop.labels == planar
     assert len(model.loop.multipliers) == 2
+    if model.loop.kind == 'spherical':
+        assert set(model.loop.dropped) == {'Fz'}
 
 
 def test_tree_joint_reactions_match_newton_euler(case):
