@@ -883,6 +883,17 @@ class TestRefusals:
                                r'sympy_loads\.LoopJoint.*child_bodies'):
                 joint_reactions(j, closed)
 
+    def test_kanes_method_with_dependent_speeds(self):
+        """A KanesMethod holds no joints: its dependent speeds are refused
+        as before, the message saying so."""
+        closed, model = self.hand_closed()
+        closed.form_eoms(constraint_solver='CRAMER')
+        kane = closed.eom_method
+        with pytest.raises(ValueError, match=r'dependent speeds .*a '
+                           r'KanesMethod holds no joints, so no '
+                           r'sympy_loads\.LoopJoint'):
+            joint_reactions(model.joints[0], kane)
+
     def test_loop_joint_besides_a_hand_written_constraint(self):
         """A LoopJoint's rows and one more constraint: the extra row is
         named; the LoopJoint's rows negated are recognised as its own."""
