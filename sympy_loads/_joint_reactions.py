@@ -15,13 +15,13 @@ from sympy.physics.mechanics import (CylindricalJoint, Force, KanesMethod,
                                      PinJoint, PrismaticJoint, ReferenceFrame,
                                      RigidBody, SphericalJoint, Torque,
                                      WeldJoint, dynamicsymbols)
-from sympy.physics.mechanics.joint import Joint
 from sympy.physics.mechanics.body_base import BodyBase
 from sympy.physics.mechanics.system import System
 from sympy.physics.vector import Vector
 from sympy.physics.mechanics import find_dynamicsymbols
 
 from ._utils import _as_loads, _check_type, _kanes_parts
+from .joints import LoopJoint
 
 __all__ = ['joint_reactions', 'JointReaction']
 
@@ -40,18 +40,10 @@ _CONSTRAINED = {
     WeldJoint: ((1, 1, 1), (1, 1, 1)),
 }
 
-# What a sympy_loads.LoopJoint carries; it is recognised by these
-# attributes rather than imported, so that this module does not depend on
-# the module defining it.
-_LOOP_ATTRIBUTES = ('multipliers', 'holonomic_constraints', 'axes',
-                    'force', 'torque', 'force_components',
-                    'torque_components')
-
 
 def _is_loop_joint(joint):
     """True for a joint that closes a loop (a ``sympy_loads.LoopJoint``)."""
-    return isinstance(joint, Joint) and all(
-        hasattr(joint, name) for name in _LOOP_ATTRIBUTES)
+    return isinstance(joint, LoopJoint)
 
 
 def _joint_kind(joint):

@@ -2,11 +2,10 @@
 
 References, sharing no code with :func:`sympy_loads.joint_reactions`:
 
-* the accelerations: SymPy's own equations of motion of the model
-  (``System.form_eoms()``, ``mass_matrix_full``/``forcing_full``,
-  lambdified and solved by NumPy) at random consistent states, found from
-  a hand-written planar kinematics of the mechanism (the closure solved by
-  SciPy);
+* the accelerations: SymPy's own Kane's equations of the open tree
+  (``KanesMethod(...).kanes_equations()``, lambdified) with a hand-written
+  closure of the loop by Lagrange multipliers, solved by NumPy at random
+  consistent states found from that closure (solved by SciPy);
 * the joint forces: Newton-Euler per body in the plane with those
   accelerations (3 equations per moving body, 2 unknowns per pin, a normal
   force and a moment at the slider), the over-determined but consistent
@@ -28,9 +27,9 @@ import sympy as sm
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import least_squares
-from sympy.physics.mechanics import (Force, PinJoint, PrismaticJoint,
-                                     RigidBody, System, Torque,
-                                     dynamicsymbols, inertia)
+from sympy.physics.mechanics import (Force, KanesMethod, PinJoint,
+                                     PrismaticJoint, RigidBody, System,
+                                     Torque, dynamicsymbols, inertia)
 
 from sympy_loads import JointReaction, LoopJoint, joint_reactions
 
@@ -98,10 +97,11 @@ def _body_coords(rng, length):
     return [sm.Float(v) for v in a], [sm.Float(v) for v in b]
 
 
-def four_bar(rng=None, swap=False):
+def four_bar(rng=None, swap=False, kind='pin'):
     """Crank A on a pin to the ground at O, coupler B pinned to A, rocker C
     pinned to the ground at X; B and C closed by a LoopJoint pin (parent B,
-    child C, or the other way round if ``swap``)."""
+    child C, or the other way round if ``swap``), or a ball joint if
+    ``kind='spherical'``."""
     if rng is None:
         la, lb, lc, ln = 1.0, 4.0, 3.0, 5.0
         pO, pAB_A = [-la / 2, 0], [la / 2, 0]
@@ -132,14 +132,14 @@ def four_bar(rng=None, swap=False):
                   child_point=_vec(B, pAB_B), joint_axis=A.z)
     j3 = PinJoint('j3', N, C, q3, u3, parent_point=X[0] * N.x + X[1] * N.y,
                   child_point=_vec(C, pX_C), joint_axis=N.z)
+    axis = {} if kind == 'spherical' else {
+        'joint_axis': C.z if swap else B.z}
     if swap:
         loop = LoopJoint('D', C, B, parent_point=_vec(C, pBC_C),
-                         child_point=_vec(B, pBC_B), kind='pin',
-                         joint_axis=C.z)
+                         child_point=_vec(B, pBC_B), kind=kind, **axis)
     else:
         loop = LoopJoint('D', B, C, parent_point=_vec(B, pBC_B),
-                         child_point=_vec(C, pBC_C), kind='pin',
-                         joint_axis=B.z)
+                         child_point=_vec(C, pBC_C), kind=kind, **axis)
     system = System.from_newtonian(N)
     system.add_bodies(A, B, C)
     system.add_joints(j1, j2, j3, loop)
@@ -350,18 +350,34 @@ class Reference:
             closure.jacobian(model.q_dep), mapping))
         self._jac_ind = sm.lambdify(args, _replace(
             closure.jacobian(model.q_ind), mapping))
-        # SymPy's own equations of motion: x' = M^-1 F, x = (q, u).
-        system.form_eoms()
+        # SymPy's own equations of motion of the open tree, M u' = F, and
+        # the hand-written closure: M u' = F + C^T mu, C u' = -C' u (C the
+        # closure's Jacobian; q' = u). Its Lagrange multipliers mu belong
+        # to the closure as written here, not to the LoopJoint's rows.
+        # (SymPy's form_eoms() of the closed System eliminates the dependent
+        # speeds with a symbolic LU whose pivot can vanish on the manifold:
+        # the four-bar's first row along the coupler, differentiated with
+        # respect to the coupler's angle, is zero on the loop, so the
+        # default LU divides rounding errors; test_reference_accelerations_
+        # are_sympys compares with form_eoms() by Cramer's rule.)
         u = list(system.u)
         # The kinematic differential equations are q' = u (pin, slider).
         assert all(sm.expand(k + qi.diff(t) - ui) == 0
                    for k, qi, ui in zip(system.kdes, system.q, u))
         assert list(system.q) == q
+        kane = KanesMethod(system.frame, q, u, kd_eqs=system.kdes,
+                           bodies=system.bodies, forcelist=system.loads)
+        kane.kanes_equations()
         umap = dict(zip(u, syms[1]))
-        self._mass = sm.lambdify(args + [syms[1]], _replace(
-            system.mass_matrix_full, mapping).xreplace(umap), cse=True)
-        self._forcing = sm.lambdify(args + [syms[1]], _replace(
-            system.forcing_full, mapping).xreplace(umap), cse=True)
+        state = args + [syms[1]]
+        self._mass = sm.lambdify(state, _replace(
+            kane.mass_matrix, mapping).xreplace(umap), cse=True)
+        self._forcing = sm.lambdify(state, _replace(
+            kane.forcing, mapping).xreplace(umap), cse=True)
+        C = _replace(closure.jacobian(q), mapping)
+        U = sm.Matrix(syms[1])
+        self._jac = sm.lambdify(args, C)
+        self._jac_rate = sm.lambdify(state, (C * U).jacobian(syms[0]) * U)
         # The hand-written kinematics, differentiated twice.
         all_args = [syms[0], syms[1], syms[2]]
         self._kin = {}
@@ -398,13 +414,14 @@ class Reference:
         return out
 
     def accelerations(self, q, u):
-        """u' from SymPy's mass_matrix_full and forcing_full."""
+        """u' from SymPy's open-tree equations and the closure."""
         M = np.asarray(self._mass(q, u), dtype=float)
         F = np.asarray(self._forcing(q, u), dtype=float).ravel()
-        xdot = np.linalg.solve(M, F)
-        n = len(q)
-        assert np.allclose(xdot[:n], u, rtol=0, atol=1e-12)
-        return xdot[n:]
+        C = np.asarray(self._jac(q), dtype=float)
+        c = np.asarray(self._jac_rate(q, u), dtype=float).ravel()
+        n, m = len(q), len(C)
+        K = np.block([[M, -C.T], [C, np.zeros((m, m))]])
+        return np.linalg.solve(K, np.r_[F, -c])[:n]
 
     def joint_forces(self, q, u, ud):
         """Newton-Euler per body: ``{joint: force on its child (2,)}``, and
@@ -470,9 +487,12 @@ CASES = [('four_bar', None, False), ('four_bar', 1, False),
          ('four_bar', 2, True), ('slider_crank', None, False),
          ('slider_crank', 3, False), ('slider_crank', 4, True),
          ('closed_at_slider', None, False), ('closed_at_slider', 5, False),
-         ('closed_at_slider', 6, True)]
+         ('closed_at_slider', 6, True), ('four_bar_ball', None, False),
+         ('four_bar_ball', 9, True)]
 BUILDERS = {'four_bar': four_bar, 'slider_crank': slider_crank,
-            'closed_at_slider': slider_crank_closed_at_slider}
+            'closed_at_slider': slider_crank_closed_at_slider,
+            'four_bar_ball': lambda rng, swap: four_bar(rng, swap,
+                                                        'spherical')}
 
 
 @pytest.fixture(scope='module', params=CASES,
@@ -532,11 +552,37 @@ def _reference_at(model, reference, q, u):
     return ud, forces, lam, where
 
 
+def test_reference_accelerations_are_sympys(case):
+    """The reference's u' equal those of SymPy's equations of the closed
+    System (form_eoms() with Cramer's rule for the dependent speeds:
+    SymPy's default LU may pivot on an entry that vanishes on the loop)."""
+    model, reference, states = case
+    system = model.system
+    system.form_eoms(constraint_solver='CRAMER')
+    f = sm.lambdify([system.q, system.u], [system.mass_matrix_full,
+                                           system.forcing_full], cse=True)
+    for q, u in states:
+        M, F = f(q, u)
+        xdot = np.linalg.solve(np.asarray(M, dtype=float),
+                               np.ravel(np.asarray(F, dtype=float)))
+        ud = reference.accelerations(q, u)
+        np.testing.assert_allclose(xdot[:len(q)], u, rtol=0, atol=1e-12)
+        np.testing.assert_allclose(xdot[len(q):], ud, rtol=0,
+                                   atol=1e-9 * np.max(np.abs(ud)))
+
+
 def test_loop_rows_are_the_planar_ones(case):
+    """The rows the plane leaves: a pin's or a ball joint's two in-plane
+    force rows (the ball's out-of-plane row, zero for the model, is named
+    as dropped; with it the out-of-plane reactions, Fz and the tilting
+    torques of the tree pins, are zero and determined), a slider's normal
+    force and torque about z."""
     model, _, _ = case
-    planar = ('Fx', 'Fy') if model.loop.kind == 'pin' else ('Fx', 'Ty')
+    planar = ('Fx', 'Ty') if model.loop.kind == 'prismatic' else ('Fx', 'Fy')
     assert model.loop.labels == planar
     assert len(model.loop.multipliers) == 2
+    if model.loop.kind == 'spherical':
+        assert set(model.loop.dropped) == {'Fz'}
 
 
 def test_tree_joint_reactions_match_newton_euler(case):
@@ -700,10 +746,12 @@ def spatial_loop(rng):
 
 
 class TestSpatialLoop:
-    """The R-R-S-R-R mechanism: the multipliers from SymPy's equations of
-    the open tree (M u' - F = B^T lambda, B the loop rows' Jacobian, u'
-    from SymPy's equations of the closed model), then each body's six
-    Newton-Euler equations with the reactions of all its joints."""
+    """The R-R-S-R-R mechanism: u' and the multipliers from SymPy's
+    Kane's equations of the open tree closed by the loop's rows,
+    M u' = F + B^T lambda and B u' = -B' u (B the rows' Jacobian: the
+    generalized force of the force and torque of the spec's multipliers),
+    then each body's six Newton-Euler equations with the reactions of all
+    its joints."""
 
     @pytest.fixture(scope='class')
     @classmethod
@@ -720,11 +768,9 @@ class TestSpatialLoop:
             dict(zip(q, Q))).xreplace(dict(zip(u, U)))
         closure = sm.lambdify([Q], sub(rows))
         jac = sm.lambdify([Q], sub(rows.jacobian(q)))
-        system.form_eoms()
-        mass = sm.lambdify([Q, U], sub(system.mass_matrix_full), cse=True)
-        forcing = sm.lambdify([Q, U], sub(system.forcing_full), cse=True)
+        Bu = sub(rows.jacobian(q)) * sm.Matrix(U)
+        jac_rate = sm.lambdify([Q, U], Bu.jacobian(Q) * sm.Matrix(U))
         # The open tree (no constraints): SymPy's Kane's equations.
-        from sympy.physics.mechanics import KanesMethod
         kane = KanesMethod(system.frame, q, u, kd_eqs=system.kdes,
                            bodies=system.bodies, forcelist=system.loads)
         kane.kanes_equations()
@@ -746,15 +792,11 @@ class TestSpatialLoop:
                 continue
             u1 = srng.uniform(-2, 2)
             uv = np.r_[u1, np.linalg.solve(B[:, 1:], -B[:, 0] * u1)]
-            xdot = np.linalg.solve(np.asarray(mass(qv, uv), dtype=float),
-                                   np.ravel(forcing(qv, uv)))
-            ud = xdot[4:]
-            rhs = (np.asarray(tree_mass(qv, uv), dtype=float) @ ud
-                   - np.ravel(tree_forcing(qv, uv)))
-            lam, *_ = np.linalg.lstsq(B.T, rhs, rcond=None)
-            assert np.max(np.abs(B.T @ lam - rhs)) < 1e-10 * np.max(
-                np.abs(rhs))
-            states.append((qv, uv, ud, lam))
+            M = np.asarray(tree_mass(qv, uv), dtype=float)
+            K = np.block([[M, -B.T], [B, np.zeros((3, 3))]])
+            x = np.linalg.solve(K, np.r_[np.ravel(tree_forcing(qv, uv)),
+                                         -np.ravel(jac_rate(qv, uv))])
+            states.append((qv, uv, x[:4], x[4:]))
         return system, joints, loop, states
 
     def test_rows_and_reactions_contain_the_multipliers(self, spatial):
@@ -841,6 +883,17 @@ class TestRefusals:
                                r'sympy_loads\.LoopJoint.*child_bodies'):
                 joint_reactions(j, closed)
 
+    def test_kanes_method_with_dependent_speeds(self):
+        """A KanesMethod holds no joints: its dependent speeds are refused
+        as before, the message saying so."""
+        closed, model = self.hand_closed()
+        closed.form_eoms(constraint_solver='CRAMER')
+        kane = closed.eom_method
+        with pytest.raises(ValueError, match=r'dependent speeds .*a '
+                           r'KanesMethod holds no joints, so no '
+                           r'sympy_loads\.LoopJoint'):
+            joint_reactions(model.joints[0], kane)
+
     def test_loop_joint_besides_a_hand_written_constraint(self):
         """A LoopJoint's rows and one more constraint: the extra row is
         named; the LoopJoint's rows negated are recognised as its own."""
@@ -875,7 +928,6 @@ class TestRefusals:
     def test_loop_joint_of_no_system(self):
         model = four_bar()
         system = model.system
-        from sympy.physics.mechanics import KanesMethod
         kane = KanesMethod(system.frame, system.q, system.u,
                            kd_eqs=system.kdes, bodies=system.bodies)
         with pytest.raises(ValueError, match="loop joint 'D' is not part of "
