@@ -23,6 +23,7 @@ from .generalized_forces import (generalized_active_forces,
                                  is_noncontributing,
                                  nonholonomic_partial_velocities,
                                  partial_velocities)
+from .joints import LoopJoint
 from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
@@ -55,6 +56,8 @@ __all__ = [
     # contact
     'HuntCrossleyContact', 'damping_from_restitution', 'hysteresis_factor',
     'effective_restitution', 'hertz_stiffness', 'DAMPING_MODELS',
+    # joints
+    'LoopJoint',
     # joint_friction
     'joint_reactions', 'JointReaction', 'JointFriction',
     # constraints

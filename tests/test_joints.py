@@ -1,0 +1,279 @@
+"""Tests of LoopJoint: its rows, the meaning of its multipliers (the
+velocity form of every row is the relative velocity or angular velocity
+along the stated axis, on generated spatial chains), the rows it drops, and
+the equations of a loop closed by it against the same loop closed by hand
+(SymPy's four-bar tutorial)."""
+
+import warnings
+
+import numpy as np
+import pytest
+import sympy as sm
+from scipy.optimize import least_squares
+from sympy.physics.mechanics import (PinJoint, PrismaticJoint, RigidBody,
+                                     SphericalJoint, System, dynamicsymbols,
+                                     inertia)
+
+from sympy_loads import LoopJoint, simulate
+from sympy_loads._utils import _lambdify
+
+t = dynamicsymbols._t
+
+
+def _four_bar(closed_by_loop=True):
+    """Moore's four-bar (rods with mass) as a chain of pins, closed on the
+    ground by a LoopJoint or by Moore's hand-written closure."""
+    la, lb, lc, ln, m, g = sm.symbols('l_a l_b l_c l_n m g', positive=True)
+    q1, q2, q3 = dynamicsymbols('q1:4')
+    u1, u2, u3 = dynamicsymbols('u1:4')
+    ground = RigidBody('N')
+    N = ground.frame
+    bodies = []
+    for name, length in (('A', la), ('B', lb), ('C', lc)):
+        body = RigidBody(name, mass=m)
+        body.central_inertia = inertia(body.frame, 0, 0, m * length**2 / 12)
+        bodies.append(body)
+    A, B, C = bodies
+    system = System.from_newtonian(ground)
+    system.add_joints(
+        PinJoint('P1', ground, A, q1, u1, child_point=-la / 2 * A.x,
+                 joint_axis=N.z),
+        PinJoint('P2', A, B, q2, u2, parent_point=la / 2 * A.x,
+                 child_point=-lb / 2 * B.x, joint_axis=N.z),
+        PinJoint('P3', B, C, q3, u3, parent_point=lb / 2 * B.x,
+                 child_point=-lc / 2 * C.x, joint_axis=N.z))
+    tip = C.masscenter.locatenew('P4c', lc / 2 * C.x)
+    anchor = ground.masscenter.locatenew('P4n', ln * N.x)
+    if closed_by_loop:
+        loop = LoopJoint('P4', C, ground, parent_point=tip,
+                         child_point=anchor, joint_axis=N.z)
+        system.add_joints(loop)
+        constraints = loop.holonomic_constraints
+    else:
+        loop = None
+        r = tip.pos_from(anchor)
+        constraints = [r.dot(N.x), r.dot(N.y)]
+    system.add_holonomic_constraints(*constraints)
+    system.apply_uniform_gravity(-g * N.y)
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
+    system.form_eoms()
+    constants = {la: 0.8, lb: 2.0, lc: 1.0, ln: 2.0, m: 1.0, g: 9.81}
+    return system, loop, constants
+
+
+def test_four_bar_rows_and_their_labels():
+    _, loop, _ = _four_bar()
+    assert loop.labels == ('Fx', 'Fy')
+    assert loop.dropped == {'Fz': 'identically zero',
+                            'Tx': 'identically zero',
+                            'Ty': 'identically zero'}
+    assert [str(s) for s in loop.multipliers] == ['lambda_P4_Fx(t)',
+                                                  'lambda_P4_Fy(t)']
+    assert loop.coordinates.shape[0] == 0 and loop.speeds.shape[0] == 0
+    assert loop.kdes.shape[0] == 0
+    assert loop.force_components[2] == 0 and loop.torque_components == (
+        sm.zeros(3, 1))
+
+
+def test_four_bar_closed_by_a_loop_joint_moves_as_closed_by_hand():
+    """The same mechanism closed by Moore's hand-written closure: the same
+    trajectory (both runs at rtol 1e-11: agreement to 1e-7)."""
+    results = []
+    for closed_by_loop in (True, False):
+        system, _, constants = _four_bar(closed_by_loop)
+        q1, q2, q3 = system.q
+        u1 = system.u[0]
+        result = simulate(system, (0.0, 1.0),
+                          {q1: np.deg2rad(10), q2: -1.0, q3: 2.0, u1: 0.0},
+                          constants, t_eval=np.linspace(0, 1, 11),
+                          rtol=1e-11, atol=1e-11)
+        assert result.success, result.message
+        results.append(result)
+    np.testing.assert_allclose(results[0].q, results[1].q, atol=1e-7)
+    np.testing.assert_allclose(results[0].u, results[1].u, atol=1e-6)
+    assert np.max(results[0].constraint_residual) < 1e-9
+
+
+# -- the meaning of the multipliers on generated spatial chains -------------
+
+def _chain(rng, kinds):
+    """A chain of bodies on ``kinds`` of tree joints (pin about a random
+    axis, or spherical), with random joint points."""
+    ground = RigidBody('G')
+    bodies = [ground]
+    joints = []
+    for i, kind in enumerate(kinds):
+        body = RigidBody(f'B{i}')
+        parent = bodies[-1]
+        parent_point = sum((float(c) * e for c, e in zip(
+            rng.uniform(-1, 1, 3), parent.frame)), 0 * parent.frame.x)
+        child_point = sum((float(c) * e for c, e in zip(
+            rng.uniform(-1, 1, 3), body.frame)), 0 * body.frame.x)
+        if kind == 'pin':
+            axis = sum((float(c) * e for c, e in zip(
+                rng.uniform(-1, 1, 3), parent.frame)), 0 * parent.frame.x)
+            joint = PinJoint(f'J{i}', parent, body,
+                             parent_point=parent_point,
+                             child_point=child_point, joint_axis=axis)
+        elif kind == 'slider':
+            axis = sum((float(c) * e for c, e in zip(
+                rng.uniform(-1, 1, 3), parent.frame)), 0 * parent.frame.x)
+            joint = PrismaticJoint(f'J{i}', parent, body,
+                                   parent_point=parent_point,
+                                   child_point=child_point, joint_axis=axis)
+        else:
+            joint = SphericalJoint(f'J{i}', parent, body,
+                                   parent_point=parent_point,
+                                   child_point=child_point)
+        joints.append(joint)
+        bodies.append(body)
+    return bodies, joints
+
+
+def _on_manifold(loop, q, rng):
+    """A configuration where the loop is closed (least squares from a
+    random start); None if none is found."""
+    rows = _lambdify([q], loop.holonomic_constraints)
+    jac = _lambdify([q], loop.holonomic_constraints.jacobian(q))
+    for _ in range(10):
+        found = least_squares(
+            lambda z: np.ravel(rows(z)).astype(float),
+            rng.uniform(-np.pi, np.pi, len(q)),
+            jac=lambda z: np.asarray(jac(z), dtype=float).reshape(
+                len(loop.labels), len(q)),
+            xtol=1e-15, ftol=1e-15, gtol=1e-15)
+        if np.max(np.abs(found.fun)) < 1e-11:
+            return found.x
+    return None
+
+
+@pytest.mark.parametrize('kind', ['pin', 'spherical', 'prismatic',
+                                  'cylindrical', 'weld'])
+@pytest.mark.parametrize('case', range(3))
+def test_rows_rates_are_the_relative_velocities_along_the_axes(kind, case):
+    """On the manifold, d/dt of each force row is e_k . (v_C - v_P') and of
+    each torque row e_k . (w_child - w_parent), for any speeds: the
+    multipliers are the force and torque components the docstring states.
+    Generated spatial chains of six joints (enough freedom for a weld)."""
+    rng = np.random.default_rng(100 * case + len(kind))
+    bodies, joints = _chain(rng, ['spherical', 'pin', 'spherical', 'slider',
+                                  'spherical', 'pin'])
+    ground, child = bodies[0], bodies[-1]
+    axis_options = {}
+    if kind in ('pin', 'prismatic', 'cylindrical'):
+        axis = sum((float(c) * e for c, e in zip(
+            rng.uniform(-1, 1, 3), child.frame)), 0 * child.frame.x)
+        axis_options = dict(joint_axis=axis)
+    with warnings.catch_warnings():
+        warnings.simplefilter('error')
+        loop = LoopJoint('L', child, ground,
+                         parent_point=child.masscenter.locatenew(
+                             'Cp', 0.3 * child.frame.x),
+                         child_point=ground.masscenter.locatenew(
+                             'Gp', 0.7 * ground.frame.y), kind=kind,
+                         **axis_options)
+    expected = {'pin': 5, 'spherical': 3, 'prismatic': 5,
+                'cylindrical': 4, 'weld': 6}[kind]
+    assert len(loop.labels) == expected and not loop.dropped
+    q = [c for j in joints for c in j.coordinates]
+    u = [s for j in joints for s in j.speeds]
+    point = _on_manifold(loop, q, rng)
+    assert point is not None
+    N = ground.frame
+    kindiff = {qi.diff(t): ui for j in joints
+               for qi, ui in zip(j.coordinates, j.speeds)}
+    rates = loop.holonomic_constraints.diff(t).xreplace(kindiff)
+    P, C = loop.parent_point, loop.child_point
+    r = C.pos_from(P)
+    parent, child_body = loop.parent, loop.child
+    v_rel = C.vel(N) - P.vel(N) - parent.frame.ang_vel_in(N).cross(r)
+    w_rel = child_body.frame.ang_vel_in(N) - parent.frame.ang_vel_in(N)
+    projected = []
+    for label in loop.labels:
+        e = loop.axes['xyz'.index(label[1])]
+        projected.append(e.dot(v_rel if label[0] == 'F' else w_rel))
+    difference = _lambdify([q, u], rates - sm.Matrix(projected))
+    scale = _lambdify([q, u], sm.Matrix(projected))
+    for _ in range(3):
+        speeds = rng.uniform(-2, 2, len(u))
+        d = np.ravel(difference(point, speeds))
+        s = np.max(np.abs(np.ravel(scale(point, speeds))))
+        assert s > 1e-3
+        np.testing.assert_allclose(d, 0, atol=1e-9 * s)
+
+
+def test_axes_are_fixed_in_the_parent_and_right_handed():
+    rng = np.random.default_rng(5)
+    bodies, _ = _chain(rng, ['pin', 'pin'])
+    parent = bodies[-1]
+    loop = LoopJoint('L', parent, bodies[0], kind='pin',
+                     joint_axis=parent.frame.x + 2 * parent.frame.y,
+                     child_axis=bodies[0].frame.z)
+    ex, ey, ez = (e.to_matrix(parent.frame) for e in loop.axes)
+    assert sm.simplify(ez - sm.Matrix([1, 2, 0]) / sm.sqrt(5)) == (
+        sm.zeros(3, 1))
+    assert sm.simplify(ex.cross(ey) - ez) == sm.zeros(3, 1)
+    assert sm.simplify(ex.dot(ez)) == 0
+
+
+def test_redundant_row_of_an_overconstrained_loop_is_dropped_and_named():
+    """The RSSR-like loop: crank on a pin, coupler on a spherical joint,
+    rocker on a pin, closed by a pin between coupler and rocker: Kutzbach
+    counts 6*3 - 5*3 - 3 = 0 but the planar loop moves, so one of the
+    five rows is redundant (the Autodesk module's overconstrained
+    four-bar). A warning names it; four rows stay, of full rank."""
+    la, lb, lc, ln = 0.8, 2.0, 1.0, 2.0
+    ground = RigidBody('N')
+    N = ground.frame
+    A, B, C = (RigidBody(n) for n in 'ABC')
+    PinJoint('P1', ground, A, child_point=-la / 2 * A.x, joint_axis=N.z)
+    SphericalJoint('P2', A, B, parent_point=la / 2 * A.x,
+                   child_point=-lb / 2 * B.x)
+    PinJoint('P4', ground, C, parent_point=ln * N.x,
+             child_point=lc / 2 * C.x, joint_axis=N.z)
+    with pytest.warns(UserWarning, match=r"LoopJoint 'P3'.*redundant"):
+        loop = LoopJoint('P3', B, C, parent_point=lb / 2 * B.x,
+                         child_point=-lc / 2 * C.x, joint_axis=B.z,
+                         child_axis=C.z)
+    assert list(loop.dropped.values()) == ['redundant']
+    assert len(loop.labels) == 4
+    assert len(loop.multipliers) == 4
+
+
+def test_a_weld_in_a_planar_loop_keeps_three_rows():
+    """A planar two-link chain welded to the ground at its tip: rows x, y
+    and the rotation about z; the out-of-plane rows are zero."""
+    ground = RigidBody('N')
+    N = ground.frame
+    A, B = RigidBody('A'), RigidBody('B')
+    PinJoint('J1', ground, A, child_point=-A.x, joint_axis=N.z)
+    PinJoint('J2', A, B, parent_point=A.x, child_point=-B.x, joint_axis=N.z)
+    loop = LoopJoint('W', B, ground, parent_point=B.x,
+                     child_point=2 * N.x, kind='weld')
+    assert loop.labels == ('Fx', 'Fy', 'Tz')
+    assert set(loop.dropped) == {'Fz', 'Tx', 'Ty'}
+
+
+def test_bad_input_is_refused_with_the_argument_named():
+    ground, body = RigidBody('N'), RigidBody('A')
+    PinJoint('J', ground, body, joint_axis=ground.z)
+    with pytest.raises(ValueError, match='kind must be one of'):
+        LoopJoint('L', body, ground, kind='hinge')
+    with pytest.raises(TypeError, match='kind'):
+        LoopJoint('L', body, ground, kind=3)
+    with pytest.raises(ValueError, match='joint_axis is required'):
+        LoopJoint('L', body, ground, kind='pin')
+    with pytest.raises(ValueError, match='joint_axis and child_axis apply'):
+        LoopJoint('L', body, ground, kind='spherical', joint_axis=ground.z)
+    with pytest.raises(TypeError, match='joint_axis'):
+        LoopJoint('L', body, ground, kind='pin', joint_axis=(0, 0, 1))
+    with pytest.raises(ValueError, match='not fixed in'):
+        # ground.x is not fixed in the turning body
+        LoopJoint('L', body, ground, kind='pin', joint_axis=ground.x)
+    loose = RigidBody('loose')
+    with pytest.raises(ValueError, match='is not known; build the '
+                       'LoopJoint after'):
+        LoopJoint('L', loose, ground, kind='spherical')
+    with pytest.raises(TypeError):
+        LoopJoint('L', 'body', ground, kind='spherical')
