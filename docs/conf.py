@@ -361,7 +361,8 @@ _API_GROUPS = [
     ('Constraints', 'Solve holonomic constraints numerically.',
      ['constraints']),
     ('Simulation', 'Integrate the equations of motion of a ``KanesMethod`` '
-     'or ``System``.', ['simulation', 'impacts', 'joint_friction']),
+     'or ``System``.', ['simulation', 'impacts', 'joints',
+                          'joint_friction']),
     ('Linear analysis', 'Equilibria, linearized equations and eigenvalues.',
      ['linear']),
     ('Studies', 'Many simulations at once.', ['parameter_study']),

@@ -60,7 +60,8 @@ def _constant_components(vector, frame, argname):
         raise ValueError(
             f'{argname} = {vector} is not fixed in {frame} (its components '
             f'there change with {sorted(map(str, find_dynamicsymbols(matrix)))}'
-            f'); give an axis fixed in the body.')
+            f'); give an axis fixed in the body'
+            + (', as child_axis' if 'child' in argname else '') + '.')
     norm = sm.sqrt(sum(c**2 for c in matrix))
     if norm == 0:
         raise ValueError(f'{argname} must not be the zero vector.')
@@ -298,8 +299,9 @@ class LoopJoint(Joint):
         self._child_axis = child_axis if child_axis is not None else (
             joint_axis)
         self._axes = self._frame_axes()
+        self._branch = None
         rows = self._candidate_rows()
-        kept, self._dropped = _select_rows(name, rows)
+        kept, self._dropped = _select_rows(name, rows, self._branch)
         self._labels = tuple(label for label, _ in kept)
         self._holonomic = sm.Matrix([row for _, row in kept])
         self._multipliers = sm.Matrix([
@@ -447,6 +449,8 @@ class LoopJoint(Joint):
             tilt = self._axes[2].cross(c)
             rows += [(label, e.dot(tilt)) for label, e in
                      zip(_LABELS[3:5], self._axes[:2])]
+            # the rows vanish with the axes opposite too: not this branch
+            self._branch = self._axes[2].dot(c)
         elif self._kind in ('prismatic', 'weld'):
             p, c = self.parent_interframe, self.child_interframe
             theta = sum((pj.cross(cj) for pj, cj in
@@ -454,6 +458,10 @@ class LoopJoint(Joint):
                         Vector(0)) / 2
             rows += [(label, e.dot(theta)) for label, e in
                      zip(_LABELS[3:], self._axes)]
+            # theta vanishes after a half turn too: the trace of the
+            # relative rotation, 1 + 2 cos(angle), exceeds 1 on this branch
+            self._branch = sum((pj.dot(cj) for pj, cj in zip(
+                (p.x, p.y, p.z), (c.x, c.y, c.z))), sm.S.Zero) - 1
         return rows
 
 
@@ -487,7 +495,7 @@ def _evaluator(symbols, exprs, jacobian=False):
     return evaluate
 
 
-def _select_rows(name, rows):
+def _select_rows(name, rows, branch=None):
     """``(kept, dropped)``: the rows of ``rows`` (``[(label, expr)]``)
     that are neither identically zero nor redundant, and ``{label:
     reason}`` for the others (a warning names redundant ones).
@@ -513,7 +521,7 @@ def _select_rows(name, rows):
     dropped = {rows[i][0]: 'identically zero' for i in range(len(rows))
                if zero[i]}
     kept = [row for i, row in enumerate(rows) if not zero[i]]
-    redundant = _redundant_rows(kept, symbols, rng)
+    redundant = _redundant_rows(kept, symbols, rng, branch)
     if redundant:
         labels = [kept[i][0] for i in redundant]
         for i in redundant:
@@ -528,12 +536,15 @@ def _select_rows(name, rows):
     return kept, dropped
 
 
-def _redundant_rows(kept, symbols, rng):
+def _redundant_rows(kept, symbols, rng, branch=None):
     """Indices of the rows of ``kept`` whose gradients, with respect to the
     coordinates in them, depend on those of earlier rows at points of the
     rows' own manifold (found by least squares from random points, the
-    constants random too); the largest rank found counts. Empty where no
-    point of the manifold is found (nothing can be said)."""
+    constants random too, and ``branch`` positive there where given: the
+    rows of an axis or an orientation also vanish with the axes opposite or
+    the frames a half turn apart, where their rank drops); the largest rank
+    found counts. Empty where no point of the manifold is found (nothing
+    can be said)."""
     coords = [i for i, s in enumerate(symbols)
               if isinstance(s, sm.core.function.AppliedUndef)]
     if len(kept) < 2 or not coords:
@@ -541,8 +552,9 @@ def _redundant_rows(kept, symbols, rng):
     exprs = [e for _, e in kept]
     value = _evaluator(symbols, exprs)
     jacobian = _evaluator(symbols, exprs, jacobian=True)
+    side = _evaluator(symbols, [branch]) if branch is not None else None
     best = None
-    for _ in range(2 * SAMPLES):
+    for _ in range(4 * SAMPLES):
         point = _random_values(symbols, rng)
 
         def residual(z, point=point):
@@ -559,6 +571,9 @@ def _redundant_rows(kept, symbols, rng):
             continue
         if not np.all(np.isfinite(found.fun)) or np.max(
                 np.abs(found.fun)) > 1e-9:
+            continue
+        point[coords] = found.x
+        if side is not None and not side(point)[0] > 0:
             continue
         chosen = _independent_rows(gradient(found.x))
         if best is None or len(chosen) > len(best):
