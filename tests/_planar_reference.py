@@ -462,7 +462,7 @@ class PlanarModel:
         return (s, sigma), stick
 
     def _trajectory(self, t, states, phases):
-        n, nw = self.n, len(self.work_names)
+        n = self.n
         q = np.array([y[:n] for y, _, _ in states])
         qd = np.array([y[n:2*n] for y, _, _ in states])
         qdd, reaction = [], {jt.name: [] for jt in self.joints}

@@ -8,14 +8,20 @@ residual versus time); with ``--animate`` also ``four_bar.gif``, the
 linkage moving in real time (:func:`sympy_loads.animate`).
 
 The linkage is the one of the holonomic-equations-of-motion chapter of
-*Learn Multibody Dynamics* [Moore]_: crank A (length ``la``) turns about the
-fixed pivot P1 by ``q1``, coupler B (``lb``) and rocker C (``lc``) are
-oriented by the relative angles ``q2`` and ``q3``, and the loop closes on
-the fixed pivot P4 at ``ln`` along ``N.x``. Particles of mass ``m`` sit at
-P2 and P3, gravity acts along ``-N.y``. ``q1``/``u1`` are independent, ``q2,
-q3``/``u2, u3`` dependent. Added here: a translational spring-damper
-(stiffness ``k``, damping ``c``, free length ``l0``) between the fixed
-pivot P1 and the joint P3.
+*Learn Multibody Dynamics* [Moore]_, built here from SymPy's ``System`` and
+joints: crank A (length ``la``) turns about the fixed pivot P1 by ``q1``
+(``PinJoint`` P1), coupler B (``lb``) and rocker C (``lc``) are oriented by
+the relative angles ``q2`` and ``q3`` (``PinJoint`` P2 and P3), and the
+loop closes on the fixed pivot P4 at ``ln`` along ``N.x`` with a
+:class:`~sympy_loads.LoopJoint` (a pin that adds no coordinates, only its
+two constraints and their multipliers, the force in that pin). Particles
+of mass ``m`` sit at P2 and P3: the crank carries the one at P2 and the
+coupler the one at P3 (rigid bodies with their whole mass at that point,
+no rotational inertia); the rocker is massless. Gravity acts along
+``-N.y``. ``q1``/``u1`` are independent, ``q2, q3``/``u2, u3`` dependent.
+Added here: a translational spring-damper (stiffness ``k``, damping ``c``,
+free length ``l0``) between the fixed pivot P1 and the joint P3 (acting on
+the coupler).
 
 References
 ==========
@@ -33,19 +39,29 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import SpringDamperActuator, animate, save_gif, simulate
-from sympy_loads.examples._report import (parser, plot_residual,
-                                          print_table, save_figure, one_line,
-                                          work)
+from sympy_loads import (LoopJoint, SpringDamperActuator, animate, save_gif,
+                         simulate)
+from sympy_loads.examples._report import (one_line, parser, plot_residual,
+                                          print_table, save_figure, work)
 
 #: Moore's numbers, plus the spring-damper added by this example.
 PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
               'g': 9.81, 'k': 20.0, 'c': 0.5, 'l0': 2.5}
 
 
+def _link(name, frame, mass):
+    """A link of the linkage: a rigid body whose mass (possibly zero) sits
+    at its mass center, with no rotational inertia."""
+    center = me.Point(f'{name}_mass_center')
+    return me.RigidBody(name, center, frame, mass,
+                        (me.inertia(frame, 0, 0, 0), center))
+
+
 def build_model():
-    """Return a namespace with the ``KanesMethod`` of the four-bar
-    (``kane``), its symbols and the energy expressions (``kinetic``,
+    """Return a namespace with the ``System`` of the four-bar
+    (``system``), its ``KanesMethod`` (``kane``, the system's
+    ``eom_method``), the joints (``joints``: the pins P1, P2, P3 and the
+    loop joint P4), its symbols and the energy expressions (``kinetic``,
     ``potential``, ``energy``, ``damper_power``)."""
     q1, q2, q3 = me.dynamicsymbols('q1, q2, q3')
     u1, u2, u3 = me.dynamicsymbols('u1, u2, u3')
@@ -53,53 +69,50 @@ def build_model():
     m, g, k, c, l0 = sm.symbols('m, g, k, c, l_0')
     t = me.dynamicsymbols._t
 
-    N, A, B, C = sm.symbols('N A B C', cls=me.ReferenceFrame)
-    A.orient_axis(N, q1, N.z)
-    B.orient_axis(A, q2, A.z)
-    C.orient_axis(B, q3, B.z)
-    A.set_ang_vel(N, u1*N.z)
-    B.set_ang_vel(A, u2*A.z)
-    C.set_ang_vel(B, u3*B.z)
+    ground = me.RigidBody('ground')
+    N = ground.frame
+    A, B, C = sm.symbols('A B C', cls=me.ReferenceFrame)
+    # the crank's mass center is P2, the coupler's P3, the rocker's P4
+    crank, coupler, rocker = (_link('crank', A, m), _link('coupler', B, m),
+                              _link('rocker', C, 0))
+    pins = [me.PinJoint('P1', ground, crank, q1, u1, child_point=-la*A.x,
+                        joint_axis=N.z),
+            me.PinJoint('P2', crank, coupler, q2, u2, child_point=-lb*B.x,
+                        joint_axis=A.z),
+            me.PinJoint('P3', coupler, rocker, q3, u3,
+                        child_point=-lc*C.x, joint_axis=B.z)]
+    loop = LoopJoint('P4', ground, rocker, parent_point=ln*N.x,
+                     child_point=rocker.masscenter, kind='pin',
+                     joint_axis=N.z)
 
-    P1 = me.Point('P1')
-    P2 = P1.locatenew('P2', la*A.x)
-    P3 = P2.locatenew('P3', lb*B.x)
-    P4 = P3.locatenew('P4', lc*C.x)
-    P1.set_vel(N, 0)
-    P2.v2pt_theory(P1, N, A)
-    P3.v2pt_theory(P2, N, B)
-
-    loop = P4.pos_from(P1) - ln*N.x
-    fh = sm.Matrix([loop.dot(N.x), loop.dot(N.y)])
-    qdot_to_u = {q1.diff(t): u1, q2.diff(t): u2, q3.diff(t): u3}
-    fhd = fh.diff(t).xreplace(qdot_to_u)
-
-    particles = [me.Particle('pa', P2, m), me.Particle('pb', P3, m)]
-    gravity = [(P2, -m*g*N.y), (P3, -m*g*N.y)]
+    system = me.System.from_newtonian(ground)
+    system.add_bodies(crank, coupler, rocker)
+    system.add_joints(*pins, loop)
+    system.add_holonomic_constraints(*loop.holonomic_constraints)
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
+    system.apply_uniform_gravity(-g*N.y)
+    P1, P2, P3, P4 = (ground.masscenter, crank.masscenter,
+                      coupler.masscenter, rocker.masscenter)
     pathway = me.LinearPathway(P1, P3)
-    spring = SpringDamperActuator(pathway, stiffness=k, damping=c,
-                                  free_length=l0)
-    loads = gravity + spring.to_loads()
+    system.add_actuators(SpringDamperActuator(pathway, stiffness=k,
+                                              damping=c, free_length=l0))
+    system.form_eoms()
 
-    kane = me.KanesMethod(
-        N, [q1], [u1], kd_eqs=[q1.diff(t) - u1, q2.diff(t) - u2,
-                               q3.diff(t) - u3],
-        q_dependent=[q2, q3], u_dependent=[u2, u3],
-        configuration_constraints=fh, velocity_constraints=fhd)
-    kane.kanes_equations(particles, loads)
-
-    kinetic = sum(p.kinetic_energy(N) for p in particles)
+    qdot_to_u = {q1.diff(t): u1, q2.diff(t): u2, q3.diff(t): u3}
+    kinetic = sum(b.kinetic_energy(N) for b in (crank, coupler))
     kinetic = kinetic.xreplace(qdot_to_u)
-    length = pathway.length
     potential = (m*g*(P2.pos_from(P1).dot(N.y) + P3.pos_from(P1).dot(N.y))
-                 + k*(length - l0)**2/2)
+                 + k*(pathway.length - l0)**2/2)
     damper_power = -c*pathway.extension_velocity.xreplace(qdot_to_u)**2
     symbols = dict(la=la, lb=lb, lc=lc, ln=ln, m=m, g=g, k=k, c=c, l0=l0)
     return SimpleNamespace(
-        kane=kane, q=(q1, q2, q3), u=(u1, u2, u3), symbols=symbols,
-        fh=fh, kinetic=kinetic, potential=potential,
-        energy=kinetic + potential, damper_power=damper_power,
-        frames=(N, A, B, C), points=(P1, P2, P3, P4))
+        system=system, kane=system.eom_method, joints=(*pins, loop),
+        loop=loop, q=(q1, q2, q3), u=(u1, u2, u3), symbols=symbols,
+        fh=sm.Matrix(loop.holonomic_constraints), kinetic=kinetic,
+        potential=potential, energy=kinetic + potential,
+        damper_power=damper_power, frames=(N, A, B, C),
+        points=(P1, P2, P3, P4))
 
 
 def constants_of(model, **overrides):
@@ -124,11 +137,11 @@ def run(duration=10.0, samples_per_second=200, **overrides):
     constants = constants_of(model, **overrides)
     t_eval = np.linspace(0.0, duration,
                          int(round(duration*samples_per_second)) + 1)
+    outputs = {'energy': model.energy, 'damper_power': model.damper_power}
     start = _time.perf_counter()
-    result = simulate(model.kane, (0.0, duration), initial_conditions(model),
-                      constants, t_eval=t_eval,
-                      outputs={'energy': model.energy,
-                               'damper_power': model.damper_power})
+    result = simulate(model.system, (0.0, duration),
+                      initial_conditions(model), constants, t_eval=t_eval,
+                      outputs=outputs)
     wall = _time.perf_counter() - start
     table = summary(result, wall)
     return model, result, table

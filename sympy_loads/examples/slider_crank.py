@@ -17,17 +17,24 @@ Mechanism (horizontal plane, no gravity)::
          O--------[S]--------------------- N.x
          |<-- x = q3 -->|     between O and the slider S
 
-The crank A (angle ``q1``, length ``r``, uniform rod of mass ``mc``) is
-driven by a motor torque ``T(t)`` (a specified input: soft start
+Built from SymPy's ``System`` and joints: the crank A (angle ``q1``,
+``PinJoint`` O; length ``r``, uniform rod of mass ``mc``) is driven by a
+motor torque ``T(t)`` (a specified input: soft start
 ``T0 (1 - exp(-t/tau))``) through SymPy's ``TorqueActuator`` and has a
 bearing damper (``RotationalSpringDamperActuator``, damping ``cb``). The
-connecting rod B (absolute angle ``q2``, length ``l``, mass ``mr``) joins
-the crank pin to the slider (mass ``ms``) at ``x = q3``. The loop
-closure ``r cos q1 + l cos q2 - q3 = 0``, ``r sin q1 + l sin q2 = 0`` makes
-``q2, q3`` (and ``u2, u3``) dependent. The slider carries a
-``SpringDamperActuator`` between the origin and the slider. Energy balance::
+slider (mass ``ms``, no rotational inertia) moves along ``N.x`` at
+``x = q3`` (``PrismaticJoint`` ``piston``); the connecting rod B (length
+``l``, mass ``mr``) turns on it at S (``PinJoint`` S, angle ``q2``: the
+slider does not turn, so ``q2`` is the rod's absolute angle). The crank
+pin P closes the loop: a :class:`~sympy_loads.LoopJoint` (crank on rod)
+whose two constraints (the rod's end on the crank pin, along the crank's
+axes: the closure ``r cos q1 + l cos q2 = q3``, ``r sin q1 + l sin q2 =
+0``) make ``q2, q3`` (and ``u2, u3``) dependent and whose multipliers are
+the force the crank exerts on the rod. The slider
+carries a ``SpringDamperActuator`` between the origin and the slider.
+Energy balance::
 
-    E(t) - E(0) = W_motor - W_damper - W_bearing
+    E(t) - E(0) = W_motor + W_damper + W_bearing
 
 References
 ==========
@@ -45,8 +52,8 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (RotationalSpringDamperActuator, SpringDamperActuator,
-                         animate, save_gif, simulate)
+from sympy_loads import (LoopJoint, RotationalSpringDamperActuator,
+                         SpringDamperActuator, animate, save_gif, simulate)
 from sympy_loads.examples._report import (one_line, parser, plot_residual,
                                           print_table, save_figure, work)
 
@@ -63,12 +70,41 @@ def _loads(slider_pathway, k, c, l0, q1, cb, A, N, torque):
     spring = SpringDamperActuator(slider_pathway, stiffness=k, damping=c,
                                   free_length=l0)
     bearing = RotationalSpringDamperActuator(q1, N.z, A, N, damping=cb)
-    return spring.to_loads() + bearing.to_loads() + motor.to_loads()
+    return [spring, bearing, motor]
+
+
+def _body(name, frame, mass, izz):
+    center = me.Point(f'{name}_mass_center')
+    return me.RigidBody(name, center, frame, mass,
+                        (me.inertia(frame, 0, 0, izz), center))
+
+
+def _joints(ground, crank, rod, slider, coordinates, speeds, r, l):
+    """The crank pin O, the piston's prismatic joint, the pin S of the rod
+    on the slider and the loop joint P (the crank pin, crank on rod);
+    return them and the crank pin's point P."""
+    N, A, B, C = ground.frame, crank.frame, rod.frame, slider.frame
+    (q1, q2, q3), (u1, u2, u3) = coordinates, speeds
+    crank_pin = me.PinJoint('O', ground, crank, q1, u1,
+                            child_point=-r/2*A.x, joint_axis=N.z)
+    piston = me.PrismaticJoint('piston', ground, slider, q3, u3,
+                               joint_axis=N.x)
+    # the slider does not turn: the rod's angle to it is its absolute angle
+    rod_pin = me.PinJoint('S', slider, rod, q2, u2, child_point=l/2*B.x,
+                          joint_axis=C.z)
+    P = crank.masscenter.locatenew('P', r/2*A.x)
+    P.v2pt_theory(crank.masscenter, N, A)
+    loop = LoopJoint('P', crank, rod, parent_point=P,
+                     child_point=-l/2*B.x, kind='pin', joint_axis=A.z)
+    return (crank_pin, piston, rod_pin, loop), P
 
 
 def build_model(extra_loads=None):
-    """Return a namespace with the ``KanesMethod`` (``kane``), symbols and
-    the energy and power expressions of the slider-crank.
+    """Return a namespace with the ``System`` (``system``), its
+    ``KanesMethod`` (``kane``, the system's ``eom_method``), the joints
+    (``joints``: the crank pin O, the prismatic joint ``piston``, the pin S
+    of the rod on the slider and the loop joint P), symbols and the energy and power expressions of the
+    slider-crank.
 
     ``extra_loads`` (optional) is a function ``extra_loads(points, frame)``
     of the points ``(O, P, S)`` and the frame ``N`` returning more loads
@@ -81,55 +117,42 @@ def build_model(extra_loads=None):
     k, c, l0, cb = sm.symbols('k, c, l_0, c_b')
     t = me.dynamicsymbols._t
 
-    N, A, B = sm.symbols('N A B', cls=me.ReferenceFrame)
-    A.orient_axis(N, q1, N.z)
-    B.orient_axis(N, q2, N.z)
-    A.set_ang_vel(N, u1*N.z)
-    B.set_ang_vel(N, u2*N.z)
+    ground = me.RigidBody('ground')
+    N = ground.frame
+    A, B, C = sm.symbols('A B C', cls=me.ReferenceFrame)
+    crank = _body('crank', A, mc, mc*r**2/12)
+    rod = _body('rod', B, mr, mr*l**2/12)
+    slider = _body('slider', C, ms, 0)
+    joints, P = _joints(ground, crank, rod, slider, (q1, q2, q3),
+                        (u1, u2, u3), r, l)
+    O, S = ground.masscenter, slider.masscenter
 
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', r*A.x)
-    P.v2pt_theory(O, N, A)
-    Ac = O.locatenew('A_c', r/2*A.x)
-    Ac.v2pt_theory(O, N, A)
-    Bc = P.locatenew('B_c', l/2*B.x)
-    Bc.v2pt_theory(P, N, B)
-    S = O.locatenew('S', q3*N.x)
-    S.set_vel(N, u3*N.x)
-
-    closure = P.pos_from(O) + l*B.x - q3*N.x
-    fh = sm.Matrix([closure.dot(N.x), closure.dot(N.y)])
-    qdot_to_u = {q1.diff(t): u1, q2.diff(t): u2, q3.diff(t): u3}
-    fhd = fh.diff(t).xreplace(qdot_to_u)
-
-    crank = me.RigidBody('crank', Ac, A, mc,
-                         (me.inertia(A, 0, 0, mc*r**2/12), Ac))
-    rod = me.RigidBody('rod', Bc, B, mr,
-                       (me.inertia(B, 0, 0, mr*l**2/12), Bc))
-    slider = me.Particle('slider', S, ms)
-    bodies = [crank, rod, slider]
+    system = me.System.from_newtonian(ground)
+    system.add_bodies(crank, rod, slider)
+    system.add_joints(*joints)
+    system.add_holonomic_constraints(*joints[-1].holonomic_constraints)
+    system.q_ind, system.q_dep = [q1], [q2, q3]
+    system.u_ind, system.u_dep = [u1], [u2, u3]
     pathway = me.LinearPathway(O, S)
-    loads = _loads(pathway, k, c, l0, q1, cb, A, N, T)
+    system.add_actuators(*_loads(pathway, k, c, l0, q1, cb, A, N, T))
     if extra_loads is not None:
-        loads = loads + list(extra_loads((O, P, S), N))
+        system.add_loads(*extra_loads((O, P, S), N))
+    system.form_eoms()
 
-    kane = me.KanesMethod(
-        N, [q1], [u1], kd_eqs=[q1.diff(t) - u1, q2.diff(t) - u2,
-                               q3.diff(t) - u3],
-        q_dependent=[q2, q3], u_dependent=[u2, u3],
-        configuration_constraints=fh, velocity_constraints=fhd)
-    kane.kanes_equations(bodies, loads)
-
+    qdot_to_u = {q1.diff(t): u1, q2.diff(t): u2, q3.diff(t): u3}
+    bodies = (crank, rod, slider)
     kinetic = sum(b.kinetic_energy(N) for b in bodies).xreplace(qdot_to_u)
     potential = k*(pathway.length - l0)**2/2
     rate = pathway.extension_velocity.xreplace(qdot_to_u)
     symbols = dict(r=r, l=l, mc=mc, mr=mr, ms=ms, k=k, c=c, l0=l0, cb=cb)
     return SimpleNamespace(
-        kane=kane, q=(q1, q2, q3), u=(u1, u2, u3), torque=T,
-        symbols=symbols, fh=fh, kinetic=kinetic, potential=potential,
-        energy=kinetic + potential, motor_power=T*u1,
-        damper_power=-c*rate**2, bearing_power=-cb*u1**2,
+        system=system, kane=system.eom_method, joints=joints,
+        loop=joints[-1], piston=joints[1],
+        q=(q1, q2, q3), u=(u1, u2, u3), torque=T, symbols=symbols,
+        fh=sm.Matrix(joints[-1].holonomic_constraints), kinetic=kinetic,
+        potential=potential, energy=kinetic + potential,
+        motor_power=T*u1, damper_power=-c*rate**2,
+        bearing_power=-cb*u1**2,
         frame=N, points=(O, P, S))
 
 
@@ -159,7 +182,7 @@ def run(duration=3.0, samples_per_second=1000, **overrides):
                          int(round(duration*samples_per_second)) + 1)
     start = _time.perf_counter()
     result = simulate(
-        model.kane, (0.0, duration), initial_conditions(model),
+        model.system, (0.0, duration), initial_conditions(model),
         constants_of(model, **overrides), t_eval=t_eval,
         specified={model.torque: motor_torque()},
         outputs={'energy': model.energy, 'motor_power': model.motor_power,
