@@ -17,7 +17,7 @@ import sympy as sm
 from scipy.optimize import least_squares
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 from sympy.physics.mechanics.joint import Joint
-from sympy.physics.vector import Vector
+from sympy.physics.vector import ReferenceFrame, Vector
 
 from ._numeric.codegen import symengine_available, to_symengine
 from ._utils import _check_type, _lambdify
@@ -116,7 +116,7 @@ class LoopJoint(Joint):
     ``LoopJoint`` writes them from its ``kind``, with ``r`` the position of
     ``child_point`` from ``parent_point`` and
     :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` the unit vectors of
-    :attr:`axes`, fixed in the parent (:math:`\hat{e}_z` along
+    :attr:`axes`, fixed in :attr:`frame` (:math:`\hat{e}_z` along
     ``joint_axis``)::
 
         kind          force rows            torque rows
@@ -204,10 +204,10 @@ class LoopJoint(Joint):
     1
 
     The multipliers are the force the rocker exerts on the ground at P4,
-    along the rocker's axes:
+    along the axes of the frame ``joint_axis`` is written in, the ground's:
 
     >>> loop.force
-    lambda_P4_Fx(t)*C_frame.x + lambda_P4_Fy(t)*C_frame.y
+    lambda_P4_Fx(t)*N_frame.x + lambda_P4_Fy(t)*N_frame.y
 
     Parameters
     ==========
@@ -234,7 +234,14 @@ class LoopJoint(Joint):
     parent_interframe, child_interframe : ReferenceFrame, optional
         Frames fixed in the bodies (default their frames) that coincide in
         the assembled mechanism: the orientation a weld or prismatic joint
-        keeps, and the axes of a spherical or weld joint's reaction.
+        keeps.
+    frame : ReferenceFrame, optional
+        The frame whose axes resolve the rows and the reaction components
+        (:attr:`axes`). For a pin, prismatic or cylindrical joint the
+        joint axis must be fixed in it (default: the frame ``joint_axis``
+        is written in); for a spherical or weld joint, default the parent
+        interframe. Resolve them in the ground's frame where the mechanism
+        allows it (a planar one always does): see the Notes.
 
     Raises
     ======
@@ -254,6 +261,16 @@ class LoopJoint(Joint):
     :func:`~sympy_loads.simulate` evaluates them along a run (as
     ``outputs``, or through :func:`~sympy_loads.joint_reactions`) from the
     equations of motion.
+
+    SymPy's own reduced equations (``System.form_eoms()``, which solves
+    the velocity constraints for the dependent speeds by a symbolic LU
+    decomposition) need rows resolved in a frame fixed in the ground:
+    resolved in a moving frame, a row's derivative has terms that vanish
+    only on the loop (the rate of the axes times ``r = 0``), and the LU
+    can pivot on one of them, which gives wrong accelerations at every
+    closed configuration. Give ``form_eoms(constraint_solver='CRAMER')``
+    then. :func:`~sympy_loads.simulate` and :func:`~sympy_loads.linearize`
+    do not use those equations, and are right in any frame.
 
     The rows also vanish on a second branch: a pin's or cylindrical
     joint's axes opposite (``c = -a``), a weld's or prismatic joint's
@@ -279,7 +296,7 @@ class LoopJoint(Joint):
     def __init__(self, name, parent, child, *, parent_point=None,
                  child_point=None, kind='pin', joint_axis=None,
                  child_axis=None, parent_interframe=None,
-                 child_interframe=None):
+                 child_interframe=None, frame=None):
         _check_type('kind', kind, str)
         if kind not in KINDS:
             raise ValueError(f'kind must be one of {sorted(KINDS)}, not '
@@ -304,6 +321,9 @@ class LoopJoint(Joint):
         self._joint_axis = joint_axis
         self._child_axis = child_axis if child_axis is not None else (
             joint_axis)
+        if frame is not None:
+            _check_type('frame', frame, ReferenceFrame)
+        self._frame = frame
         self._axes = self._frame_axes()
         self._branch = None
         rows = self._candidate_rows()
@@ -362,10 +382,17 @@ class LoopJoint(Joint):
         return self._child_axis
 
     @property
+    def frame(self):
+        """The frame the rows and the reaction components are resolved
+        in (see the ``frame`` parameter)."""
+        return self._frame
+
+    @property
     def axes(self):
         r"""Unit vectors :math:`(\hat{e}_x, \hat{e}_y, \hat{e}_z)` fixed in
-        the parent interframe, :math:`\hat{e}_z` along the joint axis: the
-        directions of the reaction components."""
+        :attr:`frame`, :math:`\hat{e}_z` along the joint axis (for a pin,
+        prismatic or cylindrical joint): the directions of the reaction
+        components."""
         return self._axes
 
     @property
@@ -425,11 +452,25 @@ class LoopJoint(Joint):
     # -- the constraints ----------------------------------------------------
 
     def _frame_axes(self):
+        """The axes: those of ``frame`` (default the parent interframe)
+        for a spherical or weld joint; for the others a basis of ``frame``
+        (default the frame ``joint_axis`` is written in) around the joint
+        axis, which must be fixed both in the parent and in ``frame``."""
         p = self.parent_interframe
         if self._kind not in _AXIAL:
-            return (p.x, p.y, p.z)
-        axis = _constant_components(self._joint_axis, p, 'joint_axis')
-        return tuple(_vector(column, p) for column in _basis(axis))
+            frame = self._frame or p
+            self._frame = frame
+            return (frame.x, frame.y, frame.z)
+        # fixed in the parent (the rows' rates need it)
+        _constant_components(self._joint_axis, p, 'joint_axis')
+        frame = self._frame
+        if frame is None:
+            frame = (self._joint_axis.args[0][1] if self._joint_axis.args
+                     else p)
+        self._frame = frame
+        axis = _constant_components(self._joint_axis, frame,
+                                    'joint_axis (in frame)')
+        return tuple(_vector(column, frame) for column in _basis(axis))
 
     def _candidate_rows(self):
         """``[(label, row)]`` of the kind's rows (see the class

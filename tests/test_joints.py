@@ -300,3 +300,37 @@ def test_bad_input_is_refused_with_the_argument_named():
         LoopJoint('L', loose, ground, kind='spherical')
     with pytest.raises(TypeError):
         LoopJoint('L', 'body', ground, kind='spherical')
+
+
+def test_sympys_own_reduced_equations_are_right_with_the_default_frame():
+    """The four-bar closed on the ground with ``joint_axis=N.z``: its rows
+    are resolved in N (the default frame), so SymPy's form_eoms() with its
+    default LU solve of the velocity constraints gives the accelerations
+    that Cramer's rule gives, at consistent states (resolved in the
+    rocker's frame, the LU pivots on an entry that vanishes on the loop)."""
+    from sympy_loads import HolonomicConstraintSolver
+    accelerations = []
+    for solver in ('LU', 'CRAMER'):
+        system, loop, constants = _four_bar()
+        assert loop.frame is system.frame
+        system.form_eoms(constraint_solver=solver)
+        q, u = list(system.q), list(system.u)
+        values = list(constants.items())
+        rhs = _function(q + u + [s for s, _ in values], list(
+            system.mass_matrix_full.LUsolve(system.forcing_full)))
+        positions = HolonomicConstraintSolver.from_system(system, constants)
+        rng = np.random.default_rng(3)
+        out = []
+        for q1 in (0.2, 1.0, 2.5):
+            qs = positions.solve_positions([q1, -1.0, 2.0])
+            J = _function(q + [s for s, _ in values], list(sm.Matrix(
+                system.holonomic_constraints).jacobian(q)))(
+                list(qs) + [v for _, v in values]).reshape(2, 3)
+            # dependent speeds from the velocity constraints, u1 random
+            u1 = rng.uniform(-2, 2)
+            ud = np.linalg.solve(J[:, 1:], -J[:, 0] * u1)
+            state = list(qs) + [u1, *ud] + [v for _, v in values]
+            out.append(rhs(state)[3:])
+        accelerations.append(np.array(out))
+    np.testing.assert_allclose(accelerations[0], accelerations[1],
+                               rtol=1e-9, atol=1e-9)
