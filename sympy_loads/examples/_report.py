@@ -182,3 +182,47 @@ def save_figure(fig, title, output_dir, filename):
     fig.savefig(path, dpi=90)
     plt.close(fig)
     return path
+
+
+def joint_force_outputs(forces, frame):
+    """The ``outputs`` of :func:`sympy_loads.simulate` that give the joint
+    forces along a run: ``{'F_<name>_x': ..., 'F_<name>_y': ...}``, the
+    components along ``frame.x`` and ``frame.y`` of each force in
+    ``forces`` (a dict from the joint's name to the force Vector the
+    parent exerts on the child, e.g. ``joint_reactions(joint,
+    system).force``)."""
+    outputs = {}
+    for name, force in forces.items():
+        outputs[f'F_{name}_x'] = force.dot(frame.x)
+        outputs[f'F_{name}_y'] = force.dot(frame.y)
+    return outputs
+
+
+def joint_force_magnitudes(result, names):
+    """``{name: |F|}`` along ``result`` (arrays), from the outputs of
+    :func:`joint_force_outputs` of a planar mechanism."""
+    out = result.outputs
+    return {name: np.hypot(out[f'F_{name}_x'], out[f'F_{name}_y'])
+            for name in names}
+
+
+def plot_joint_forces(result, names, title, output_dir, filename,
+                      labels=None):
+    """Save one figure of the magnitude of the force in each joint versus
+    time (as Autodesk Inventor's output grapher shows joint forces) and
+    return its path; ``labels`` (optional) maps a joint's name to its
+    legend entry."""
+    import matplotlib
+    matplotlib.use('Agg')
+    import matplotlib.pyplot as plt
+    fig, axis = plt.subplots(figsize=(7, 4.5))
+    styles = ['-', '--', '-.', ':']     # equal forces stay visible
+    magnitudes = joint_force_magnitudes(result, names)
+    for k, (name, magnitude) in enumerate(magnitudes.items()):
+        axis.plot(result.t, magnitude, styles[k % len(styles)],
+                  label=(labels or {}).get(name, name))
+    axis.set_xlabel('time [s]')
+    axis.set_ylabel('joint force |F| [N]')
+    axis.legend(ncol=2, fontsize='small', loc='lower left',
+                bbox_to_anchor=(0.0, 1.0), frameon=False)
+    return save_figure(fig, title, output_dir, filename)

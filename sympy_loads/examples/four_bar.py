@@ -3,9 +3,12 @@
 
 Run ``python -m sympy_loads.examples.four_bar [--duration 10] [--output DIR]
 [--no-plot] [--animate]``: prints a summary table (constraint residual,
-energy balance) and saves ``four_bar.png`` (angles, energy and constraint
-residual versus time); with ``--animate`` also ``four_bar.gif``, the
-linkage moving in real time (:func:`sympy_loads.animate`).
+energy balance, the largest force in each pin) and saves ``four_bar.png``
+(angles, energy and constraint residual versus time) and
+``four_bar_joint_forces.png`` (the magnitude of the force in each pin
+versus time, as Autodesk Inventor's output grapher plots it); with
+``--animate`` also ``four_bar.gif``, the linkage moving in real time
+(:func:`sympy_loads.animate`).
 
 The linkage is the one of the holonomic-equations-of-motion chapter of
 *Learn Multibody Dynamics* [Moore]_, built here from SymPy's ``System`` and
@@ -41,12 +44,17 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import (LoopJoint, SpringDamperActuator, animate, save_gif,
                          simulate)
-from sympy_loads.examples._report import (one_line, parser, plot_residual,
-                                          print_table, save_figure, work)
+from sympy_loads.examples._report import (
+    joint_force_magnitudes, joint_force_outputs, one_line, parser,
+    plot_joint_forces, plot_residual, print_table, save_figure, work)
 
 #: Moore's numbers, plus the spring-damper added by this example.
 PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
               'g': 9.81, 'k': 20.0, 'c': 0.5, 'l0': 2.5}
+#: Legend entries of the pins in the joint-force figure.
+JOINT_LABELS = {'P1': 'P1 (ground on crank)', 'P2': 'P2 (crank on coupler)',
+                'P3': 'P3 (coupler on rocker)',
+                'P4': 'P4, the loop joint (ground on rocker)'}
 
 
 def _link(name, frame, mass):
@@ -130,20 +138,46 @@ def initial_conditions(model, q1_deg=10.0):
             q3: np.deg2rad(-150.0), u1: 0.0}
 
 
-def run(duration=10.0, samples_per_second=200, **overrides):
+def joint_forces(model):
+    """``{joint name: force Vector}``: the force the parent exerts on the
+    child in each pin (:func:`~sympy_loads.joint_reactions` of the tree
+    pins P1, P2, P3, the multipliers of the loop joint P4). They contain
+    the loop's multipliers, which :func:`simulate` evaluates along the
+    run. The massless rocker is a two-force member: P3 and P4 carry the
+    same force, in opposite senses on it."""
+    from sympy_loads import joint_reactions
+    forces = {j.name: joint_reactions(j, model.system).force
+              for j in model.joints[:-1]}
+    forces[model.loop.name] = model.loop.force
+    return forces
+
+
+def run(duration=10.0, samples_per_second=200, reactions=True,
+        **overrides):
     """Simulate the four-bar and return ``(model, result, table)``;
-    ``table`` is a list of (label, value) rows of the summary."""
+    ``table`` is a list of (label, value) rows of the summary. With
+    ``reactions`` the outputs also hold the force in every pin
+    (:func:`joint_forces`, components ``F_<pin>_x``, ``F_<pin>_y`` along
+    ``N.x``, ``N.y``)."""
     model = build_model()
     constants = constants_of(model, **overrides)
     t_eval = np.linspace(0.0, duration,
                          int(round(duration*samples_per_second)) + 1)
     outputs = {'energy': model.energy, 'damper_power': model.damper_power}
+    if reactions:
+        outputs.update(joint_force_outputs(joint_forces(model),
+                                           model.frames[0]))
     start = _time.perf_counter()
     result = simulate(model.system, (0.0, duration),
                       initial_conditions(model), constants, t_eval=t_eval,
                       outputs=outputs)
     wall = _time.perf_counter() - start
     table = summary(result, wall)
+    if reactions:
+        names = [j.name for j in model.joints]
+        table += [(f'largest force in pin {name} [N]', f'{np.max(f):.4f}')
+                  for name, f in joint_force_magnitudes(result,
+                                                        names).items()]
     return model, result, table
 
 
@@ -238,6 +272,11 @@ def main(argv=None):
                 table)
     if not args.no_plot:
         print(f'plot saved to {plot(model, result, args.output)}')
+        path = plot_joint_forces(
+            result, [j.name for j in model.joints],
+            'Four-bar linkage: force in each pin', args.output,
+            'four_bar_joint_forces.png', labels=JOINT_LABELS)
+        print(f'plot saved to {path}')
     if args.animate:
         print(f'animation saved to '
               f'{save_animation(model, result, args.output)}')

@@ -2,11 +2,17 @@
 with :func:`sympy_loads.simulate`.
 
 Run ``python -m sympy_loads.examples.slider_crank [--duration 3]
-[--output DIR] [--no-plot] [--animate]``: prints a summary table
-(revolutions, constraint residual, energy balance) and saves
-``slider_crank.png`` (crank speed, slider position and constraint residual
-versus time); with ``--animate`` also ``slider_crank.gif``, the mechanism
-moving in slow motion (:func:`sympy_loads.animate`).
+[--friction MU] [--output DIR] [--no-plot] [--animate]``: prints a summary
+table (revolutions, constraint residual, energy balance, the largest force
+in each joint) and saves ``slider_crank.png`` (crank speed, slider position
+and constraint residual versus time) and ``slider_crank_joint_forces.png``
+(the magnitude of the force in each joint versus time, as Autodesk
+Inventor's output grapher plots it); with ``--friction MU`` the piston's
+guide has Coulomb friction of coefficient ``MU``
+(:class:`~sympy_loads.JointFriction` on the prismatic joint) and the table
+adds its energy balance, energy lost = work of the friction; with
+``--animate`` also ``slider_crank.gif``, the mechanism moving in slow
+motion (:func:`sympy_loads.animate`).
 
 Mechanism (horizontal plane, no gravity)::
 
@@ -34,7 +40,7 @@ the force the crank exerts on the rod. The slider
 carries a ``SpringDamperActuator`` between the origin and the slider.
 Energy balance::
 
-    E(t) - E(0) = W_motor + W_damper + W_bearing
+    E(t) - E(0) = W_motor + W_damper + W_bearing (+ W_friction)
 
 References
 ==========
@@ -42,7 +48,8 @@ References
 .. [Autodesk] Autodesk Inventor, "Dynamic Simulation: Constraint
    Kinematics" (course module): the piston-crank example.
 .. [Notes3D] Course notes "Three-Dimensional Generalized Forces": the
-   translational and rotational spring-damper-actuators.
+   translational and rotational spring-damper-actuators, friction in a
+   joint from its reaction.
 """
 
 import time as _time
@@ -52,14 +59,22 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (LoopJoint, RotationalSpringDamperActuator,
-                         SpringDamperActuator, animate, save_gif, simulate)
-from sympy_loads.examples._report import (one_line, parser, plot_residual,
-                                          print_table, save_figure, work)
+from sympy_loads import (JointFriction, LoopJoint,
+                         RotationalSpringDamperActuator, SpringDamperActuator,
+                         animate, save_gif, simulate)
+from sympy_loads.examples._report import (
+    joint_force_magnitudes, joint_force_outputs, one_line, parser,
+    plot_joint_forces, plot_residual, positive, print_table, save_figure,
+    work)
 
 #: Numbers of the example (SI units).
 PARAMETERS = {'r': 0.1, 'l': 0.3, 'mc': 0.5, 'mr': 1.0, 'ms': 0.8,
               'k': 400.0, 'c': 5.0, 'l0': 0.3, 'cb': 0.02}
+#: Legend entries of the joints in the joint-force figure.
+JOINT_LABELS = {'O': 'crank pin O (ground on crank)',
+                'piston': "piston's guide (normal force)",
+                'S': 'pin S (slider on rod)',
+                'P': 'crank pin P, the loop joint (crank on rod)'}
 #: The motor's stall torque T0 [N m] and soft-start time constant tau [s].
 MOTOR = {'T0': 2.0, 'tau': 0.2}
 
@@ -99,7 +114,7 @@ def _joints(ground, crank, rod, slider, coordinates, speeds, r, l):
     return (crank_pin, piston, rod_pin, loop), P
 
 
-def build_model(extra_loads=None):
+def build_model(extra_loads=None, friction=None):
     """Return a namespace with the ``System`` (``system``), its
     ``KanesMethod`` (``kane``, the system's ``eom_method``), the joints
     (``joints``: the crank pin O, the prismatic joint ``piston``, the pin S
@@ -109,7 +124,12 @@ def build_model(extra_loads=None):
     ``extra_loads`` (optional) is a function ``extra_loads(points, frame)``
     of the points ``(O, P, S)`` and the frame ``N`` returning more loads
     for the equations of motion, e.g. the contact of a stop the slider
-    strikes (:class:`~sympy_loads.HuntCrossleyContact`)."""
+    strikes (:class:`~sympy_loads.HuntCrossleyContact`). ``friction``
+    (optional) is the Coulomb friction coefficient of the piston's guide:
+    a :class:`~sympy_loads.JointFriction` on the prismatic joint (the
+    namespace's ``friction``, to pass to :func:`simulate` as
+    ``joint_friction=[model.friction]``), with its power
+    ``friction_power``."""
     q1, q2, q3 = me.dynamicsymbols('q1, q2, q3')
     u1, u2, u3 = me.dynamicsymbols('u1, u2, u3')
     T = me.dynamicsymbols('T')
@@ -137,6 +157,11 @@ def build_model(extra_loads=None):
     system.add_actuators(*_loads(pathway, k, c, l0, q1, cb, A, N, T))
     if extra_loads is not None:
         system.add_loads(*extra_loads((O, P, S), N))
+    joint_friction, friction_power = None, sm.S.Zero
+    if friction is not None:
+        joint_friction = JointFriction(joints[1], coefficient=friction)
+        system.add_actuators(joint_friction)
+        friction_power = -joint_friction.symbols[0]*sm.Abs(u3)
     system.form_eoms()
 
     qdot_to_u = {q1.diff(t): u1, q2.diff(t): u2, q3.diff(t): u3}
@@ -147,12 +172,12 @@ def build_model(extra_loads=None):
     symbols = dict(r=r, l=l, mc=mc, mr=mr, ms=ms, k=k, c=c, l0=l0, cb=cb)
     return SimpleNamespace(
         system=system, kane=system.eom_method, joints=joints,
-        loop=joints[-1], piston=joints[1],
+        loop=joints[-1], piston=joints[1], friction=joint_friction,
         q=(q1, q2, q3), u=(u1, u2, u3), torque=T, symbols=symbols,
         fh=sm.Matrix(joints[-1].holonomic_constraints), kinetic=kinetic,
         potential=potential, energy=kinetic + potential,
         motor_power=T*u1, damper_power=-c*rate**2,
-        bearing_power=-cb*u1**2,
+        bearing_power=-cb*u1**2, friction_power=friction_power,
         frame=N, points=(O, P, S))
 
 
@@ -175,25 +200,58 @@ def initial_conditions(model):
     return {q1: 0.3, q2: 0.0, q3: 0.4, u1: 0.0}
 
 
-def run(duration=3.0, samples_per_second=1000, **overrides):
-    """Simulate and return ``(model, result, table)``."""
-    model = build_model()
+def joint_forces(model):
+    """``{joint name: force Vector}``: the force the parent exerts on the
+    child in the crank pin O, the rod's pin S (slider on rod) and the loop
+    joint P (crank on rod), and the guide's normal force on the slider
+    (``piston``): :func:`~sympy_loads.joint_reactions` of the tree joints,
+    the multipliers of the loop joint. They contain the loop's
+    multipliers, which :func:`simulate` evaluates along the run."""
+    from sympy_loads import joint_reactions
+    forces = {j.name: joint_reactions(j, model.system).force
+              for j in model.joints[:-1]}
+    forces[model.loop.name] = model.loop.force
+    return forces
+
+
+def run(duration=3.0, samples_per_second=1000, reactions=True,
+        friction=None, **overrides):
+    """Simulate and return ``(model, result, table)``. With ``reactions``
+    the outputs also hold the force in every joint (:func:`joint_forces`,
+    components ``F_<joint>_x``, ``F_<joint>_y`` along ``N.x``, ``N.y``);
+    ``friction`` is the Coulomb coefficient of the piston's guide (the
+    table then shows energy lost = work of the friction)."""
+    model = build_model(friction=friction)
     t_eval = np.linspace(0.0, duration,
                          int(round(duration*samples_per_second)) + 1)
+    outputs = {'energy': model.energy, 'motor_power': model.motor_power,
+               'damper_power': model.damper_power,
+               'bearing_power': model.bearing_power}
+    options = {}
+    if friction is not None:
+        outputs['friction_power'] = model.friction_power
+        options['joint_friction'] = [model.friction]
+    if reactions:
+        outputs.update(joint_force_outputs(joint_forces(model), model.frame))
     start = _time.perf_counter()
     result = simulate(
         model.system, (0.0, duration), initial_conditions(model),
         constants_of(model, **overrides), t_eval=t_eval,
-        specified={model.torque: motor_torque()},
-        outputs={'energy': model.energy, 'motor_power': model.motor_power,
-                 'damper_power': model.damper_power,
-                 'bearing_power': model.bearing_power})
+        specified={model.torque: motor_torque()}, outputs=outputs,
+        **options)
     wall = _time.perf_counter() - start
-    return model, result, summary(result, wall)
+    table = summary(result, wall)
+    if reactions:
+        names = [j.name for j in model.joints]
+        table += [(f'largest force in joint {name} [N]', f'{np.max(f):.4f}')
+                  for name, f in joint_force_magnitudes(result,
+                                                        names).items()]
+    return model, result, table
 
 
 def summary(result, wall_time):
-    """Rows (label, value): revolutions, residuals, energy balance.
+    """Rows (label, value): revolutions, residuals, energy balance (and,
+    with friction in the guide, energy lost = work of the friction).
 
     The works are the powers integrated over the samples by Simpson's rule
     (``cumulative_simpson`` of SciPy), far more accurate than
@@ -205,10 +263,12 @@ def summary(result, wall_time):
     motor = work(out['motor_power'], result.t)
     damper = work(out['damper_power'], result.t)
     bearing = work(out['bearing_power'], result.t)
-    balance = energy - energy[0] - (motor + damper + bearing)
+    friction = (work(out['friction_power'], result.t)
+                if 'friction_power' in out else 0*motor)
+    balance = energy - energy[0] - (motor + damper + bearing + friction)
     scale = max(np.max(np.abs(motor)), 1e-12)
     revolutions = (result.q[-1, 0] - result.q[0, 0])/(2*np.pi)
-    return [
+    rows = [
         ('simulated time [s]', f'{result.t[-1]:.3f}'),
         ('wall time [s]', f'{wall_time:.2f}'),
         ('RHS evaluations', f'{result.nfev}'),
@@ -225,6 +285,11 @@ def summary(result, wall_time):
         ('energy balance error (relative)',
          f'{np.max(np.abs(balance))/scale:.2e}'),
     ]
+    if 'friction_power' in out:
+        lost = motor + damper + bearing - (energy - energy[0])
+        rows += [('energy lost in the guide [J]', f'{lost[-1]:.6f}'),
+                 ('work of the guide friction [J]', f'{friction[-1]:.6f}')]
+    return rows
 
 
 def plot(model, result, output_dir):
@@ -278,12 +343,25 @@ def save_animation(model, result, output_dir, fps=25, speed=0.25,
 
 def main(argv=None):
     """Command-line entry point; returns ``(result, table)``."""
-    args = parser('python -m sympy_loads.examples.slider_crank',
-                  one_line(__doc__), 3.0, animate=True).parse_args(argv)
-    model, result, table = run(args.duration)
-    print_table('Motor-driven slider-crank with a spring-damper', table)
+    arguments = parser('python -m sympy_loads.examples.slider_crank',
+                       one_line(__doc__), 3.0, animate=True)
+    arguments.add_argument('--friction', type=positive(), default=None,
+                           metavar='MU',
+                           help='Coulomb friction coefficient of the '
+                                "piston's guide (default: none)")
+    args = arguments.parse_args(argv)
+    model, result, table = run(args.duration, friction=args.friction)
+    title = 'Motor-driven slider-crank with a spring-damper'
+    if args.friction is not None:
+        title += f' and friction {args.friction:g} in the guide'
+    print_table(title, table)
     if not args.no_plot:
         print(f'plot saved to {plot(model, result, args.output)}')
+        path = plot_joint_forces(
+            result, [j.name for j in model.joints],
+            'Slider-crank: force in each joint', args.output,
+            'slider_crank_joint_forces.png', labels=JOINT_LABELS)
+        print(f'plot saved to {path}')
     if args.animate:
         print(f'animation saved to '
               f'{save_animation(model, result, args.output)}')

@@ -24,6 +24,10 @@ def test_four_bar_example_prints_summary_and_saves_plot(tmp_path, capsys):
     assert 'max |constraint residual|' in out
     assert 'energy balance error' in out
     assert os.path.getsize(tmp_path / 'four_bar.png') > 1000
+    # the force in each of the four pins along the run, one figure
+    assert os.path.getsize(tmp_path / 'four_bar_joint_forces.png') > 1000
+    for pin in ('P1', 'P2', 'P3', 'P4'):
+        assert _row(table, f'largest force in pin {pin} [N]') > 0
     assert result.t[-1] == 2.0
     assert _row(table, 'max |constraint residual| [m]') <= 1e-9
     # E(t) - E(0) equals the damper's work to the quadrature's accuracy
