@@ -169,11 +169,10 @@ def four_bar(rng=None, swap=False, kind='pin'):
     return model
 
 
-def slider_crank(rng=None, swap=False):
-    """Crank A on a pin at O, rod B pinned to A, piston P on a
-    PrismaticJoint along the ground's x axis (at height ``e``); the rod's
-    end and the piston closed by a LoopJoint pin (parent B, child P, or the
-    other way round if ``swap``)."""
+def _slider_crank_numbers(rng=None):
+    """The numbers of a slider-crank: hand-picked, or drawn from ``rng``
+    (crank and rod lengths, guide offset, joint points in body axes,
+    masses, gravity, the crank's torque, central inertias)."""
     if rng is None:
         r, l, e = 1.0, 3.0, 0.0
         pO, pAB_A = [-r / 2, 0], [r / 2, 0]
@@ -192,6 +191,17 @@ def slider_crank(rng=None, swap=False):
         g, tau = rng.uniform(1.0, 10.0), rng.uniform(-5.0, 5.0)
         inertias = tuple(rng.uniform(0.05, 0.5) * m * ll**2
                          for m, ll in zip(masses, (r, l, 0.5)))
+    return (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
+            inertias)
+
+
+def slider_crank(rng=None, swap=False):
+    """Crank A on a pin at O, rod B pinned to A, piston P on a
+    PrismaticJoint along the ground's x axis (at height ``e``); the rod's
+    end and the piston closed by a LoopJoint pin (parent B, child P, or the
+    other way round if ``swap``)."""
+    (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
+     inertias) = _slider_crank_numbers(rng)
     N = RigidBody('N')
     A, B, P = (RigidBody(n, mass=m) for n, m in zip('ABP', masses))
     for b, izz in zip((A, B, P), inertias):
@@ -267,24 +277,8 @@ def slider_crank_closed_at_slider(rng=None, swap=False):
     LoopJoint of kind 'prismatic' between the ground and the piston along
     the ground's x axis (parent the ground, or the piston if ``swap``):
     its rows keep a force and a torque."""
-    if rng is None:
-        r, l, e = 1.0, 3.0, 0.0
-        pO, pAB_A = [-r / 2, 0], [r / 2, 0]
-        pAB_B, pBP_B = [-l / 2, 0], [l / 2, 0]
-        pS_P, pBP_P = [0, 0], [0, 0]
-        masses, g, tau = (1.0, 2.0, 0.5), 9.81, 0.0
-        inertias = (r**2 / 12, 2 * l**2 / 12, 0.05)
-    else:
-        r, l = rng.uniform(0.8, 1.2), rng.uniform(2.5, 3.5)
-        e = rng.uniform(-0.3, 0.3)
-        pO, pAB_A = _body_coords(rng, r)
-        pAB_B, pBP_B = _body_coords(rng, l)
-        pS_P = [sm.Float(v) for v in rng.uniform(-0.2, 0.2, size=2)]
-        pBP_P = [sm.Float(v) for v in rng.uniform(-0.2, 0.2, size=2)]
-        masses = tuple(rng.uniform(0.5, 3.0, size=3))
-        g, tau = rng.uniform(1.0, 10.0), rng.uniform(-5.0, 5.0)
-        inertias = tuple(rng.uniform(0.05, 0.5) * m * ll**2
-                         for m, ll in zip(masses, (r, l, 0.5)))
+    (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
+     inertias) = _slider_crank_numbers(rng)
     N = RigidBody('N')
     A, B, P = (RigidBody(n, mass=m) for n, m in zip('ABP', masses))
     for b, izz in zip((A, B, P), inertias):
