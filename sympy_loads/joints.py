@@ -61,7 +61,9 @@ def _constant_components(vector, frame, argname):
             f'{argname} = {vector} is not fixed in {frame} (its components '
             f'there change with {sorted(map(str, find_dynamicsymbols(matrix)))}'
             f'); give an axis fixed in the body'
-            + (', as child_axis' if 'child' in argname else '') + '.')
+            + (', as child_axis' if 'child' in argname else '')
+            + (', or a frame it is fixed in' if 'frame' in argname else '')
+            + '.')
     norm = sm.sqrt(sum(c**2 for c in matrix))
     if norm == 0:
         raise ValueError(f'{argname} must not be the zero vector.')

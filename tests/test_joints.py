@@ -294,6 +294,16 @@ def test_bad_input_is_refused_with_the_argument_named():
     with pytest.raises(ValueError, match='not fixed in'):
         # ground.x is not fixed in the turning body
         LoopJoint('L', body, ground, kind='pin', joint_axis=ground.x)
+    with pytest.raises(ValueError, match='or a frame it is fixed in'):
+        # the pin's axis is fixed in the body, not in the body's frame's
+        # neighbour that turns about another axis
+        tilted = sm.physics.vector.ReferenceFrame('T')
+        tilted.orient_axis(ground.frame, dynamicsymbols('s'), ground.x)
+        LoopJoint('L', body, ground, kind='pin', joint_axis=ground.z,
+                  frame=tilted)
+    with pytest.raises(TypeError, match='frame'):
+        LoopJoint('L', body, ground, kind='pin', joint_axis=ground.z,
+                  frame='N')
     loose = RigidBody('loose')
     with pytest.raises(ValueError, match='is not known; build the '
                        'LoopJoint after'):
