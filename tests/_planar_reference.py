@@ -441,13 +441,27 @@ class PlanarModel:
             t0, y, which = _last_event(sol)
             if phase[0] and which == 1:     # N crossed zero: flip sigma
                 phase = (phase[0], -phase[1])
-            else:                           # stopped, or let go
+            elif not phase[0]:              # let go
+                phase, stick = self._break_away(t0, y, phase, stick), None
+            else:                           # stopped
                 s, sigma, stick = self.next_phase(t0, y[:self.n],
                                                   y[self.n:2*self.n])
                 phase = (s, sigma)
         else:
             raise RuntimeError('too many phase changes')
         return self._trajectory(np.concatenate(times), states, phases)
+
+    def _break_away(self, t, y, phase, stick):
+        """The slip phase after the holding force reached mu |N|: the
+        friction is continuous there, so the slider slips against the
+        holding force, ``s = -sign(H)`` (Pfeiffer and Glocker's
+        stick-slip transition), with the normal force's sign. (Testing
+        the slip directions' accelerations instead, as at a stop, fails
+        here: they start at zero, and the event's location leaves them,
+        and ``|H| - mu |N|``, at round-off of either sign.)"""
+        lam = self.solve(t, y[:self.n], y[self.n:2*self.n], phase, stick)[1]
+        s = -1 if lam[-1] > 0 else 1
+        return (s, 1 if lam[self._normal_index()] >= 0 else -1)
 
     def _first_phase(self, t, q, qd, v):
         """Phase at the start: sliding keeps the sign of ``v``, with the
