@@ -33,9 +33,9 @@ slider (mass ``ms``, no rotational inertia) moves along ``N.x`` at
 ``l``, mass ``mr``) turns on it at S (``PinJoint`` S, angle ``q2``: the
 slider does not turn, so ``q2`` is the rod's absolute angle). The crank
 pin P closes the loop: a :class:`~sympy_loads.LoopJoint` (crank on rod)
-whose two constraints (the rod's end on the crank pin, along the crank's
-axes: the closure ``r cos q1 + l cos q2 = q3``, ``r sin q1 + l sin q2 =
-0``) make ``q2, q3`` (and ``u2, u3``) dependent and whose multipliers are
+whose two constraints (the rod's end on the crank pin, along ``N.x`` and
+``N.y``: the closure ``r cos q1 + l cos q2 = q3``, ``r sin q1 + l sin q2
+= 0``) make ``q2, q3`` (and ``u2, u3``) dependent and whose multipliers are
 the force the crank exerts on the rod. The slider
 carries a ``SpringDamperActuator`` between the origin and the slider.
 Energy balance::
@@ -109,8 +109,10 @@ def _joints(ground, crank, rod, slider, coordinates, speeds, r, l):
                           joint_axis=C.z)
     P = crank.masscenter.locatenew('P', r/2*A.x)
     P.v2pt_theory(crank.masscenter, N, A)
+    # the axis written in the ground's frame: the loop's rows (and its
+    # force components) are along N's axes, as the hand-written closure
     loop = LoopJoint('P', crank, rod, parent_point=P,
-                     child_point=-l/2*B.x, kind='pin', joint_axis=A.z)
+                     child_point=-l/2*B.x, kind='pin', joint_axis=N.z)
     return (crank_pin, piston, rod_pin, loop), P
 
 
