@@ -156,11 +156,12 @@ class LoopMultipliers:
         lhs = np.einsum('kij,kj->ki', M, udot) - F
         B = np.asarray(self.jacobian(X), dtype=float).reshape(
             n, len(self.symbols), nu)
-        # B = U S V^T: B^T lambda = lhs in least squares is
-        # lambda = U S^-1 V^T lhs
-        U, sigma, Vt = np.linalg.svd(B, full_matrices=False)
-        unit = np.linalg.svd(_unit_rows(B), compute_uv=False)
-        bad = ~(unit[:, -1] > RANK_RATIO * unit[:, 0])
+        # one SVD of B with unit rows, B = D B_u, B_u = U S V^T (D the row
+        # lengths), for the rank check and the least-squares solution of
+        # B^T lambda = lhs: lambda = D^-1 U S^-1 V^T lhs
+        lengths = np.linalg.norm(B, axis=-1)
+        U, sigma, Vt = np.linalg.svd(_unit_rows(B), full_matrices=False)
+        bad = ~(sigma[:, -1] > RANK_RATIO * sigma[:, 0])
         if len(self.symbols) > nu:      # more rows than speeds
             bad[:] = True
         if bad.any():
@@ -168,7 +169,7 @@ class LoopMultipliers:
             raise SimulationError(self._rank_message(B[k], X[k, 0]),
                                   time=float(X[k, 0]))
         lam = np.einsum('kij,kj->ki', U, np.einsum(
-            'kij,kj->ki', Vt, lhs) / sigma)
+            'kij,kj->ki', Vt, lhs) / sigma) / lengths
         residual = np.max(np.abs(np.einsum('kji,kj->ki', B, lam) - lhs),
                           axis=1, initial=0.0)
         # (the mass matrix times a unit acceleration: at rest without loads
