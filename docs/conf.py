@@ -24,6 +24,8 @@ extensions = [
     'sphinx.ext.intersphinx',
     'sphinx.ext.napoleon',
     'matplotlib.sphinxext.plot_directive',
+    # [source] links on the API pages, to the package's code
+    'sphinx.ext.viewcode',
 ]
 
 # SymPy-style docstrings: NumPy-style sections underlined with "=====", plus
