@@ -195,13 +195,11 @@ def _slider_crank_numbers(rng=None):
             inertias)
 
 
-def slider_crank(rng=None, swap=False):
-    """Crank A on a pin at O, rod B pinned to A, piston P on a
-    PrismaticJoint along the ground's x axis (at height ``e``); the rod's
-    end and the piston closed by a LoopJoint pin (parent B, child P, or the
-    other way round if ``swap``)."""
-    (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
-     inertias) = _slider_crank_numbers(rng)
+def _crank_and_rod(masses, inertias, pO, pAB_A, pAB_B):
+    """The ground N, the crank A, the rod B and the piston P of a
+    slider-crank, with the crank's pin j1 on the ground and the rod's pin
+    j2 on the crank: ``(N, A, B, P, q, u, j1, j2)``, ``q`` and ``u`` the
+    three coordinates and speeds (the piston's joint is the builder's)."""
     N = RigidBody('N')
     A, B, P = (RigidBody(n, mass=m) for n, m in zip('ABP', masses))
     for b, izz in zip((A, B, P), inertias):
@@ -211,6 +209,18 @@ def slider_crank(rng=None, swap=False):
                   joint_axis=N.z)
     j2 = PinJoint('j2', A, B, q2, u2, parent_point=_vec(A, pAB_A),
                   child_point=_vec(B, pAB_B), joint_axis=A.z)
+    return N, A, B, P, (q1, q2, q3), (u1, u2, u3), j1, j2
+
+
+def slider_crank(rng=None, swap=False):
+    """Crank A on a pin at O, rod B pinned to A, piston P on a
+    PrismaticJoint along the ground's x axis (at height ``e``); the rod's
+    end and the piston closed by a LoopJoint pin (parent B, child P, or the
+    other way round if ``swap``)."""
+    (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
+     inertias) = _slider_crank_numbers(rng)
+    (N, A, B, P, (q1, q2, q3), (u1, u2, u3), j1, j2) = _crank_and_rod(
+        masses, inertias, pO, pAB_A, pAB_B)
     s = PrismaticJoint('s', N, P, q3, u3, parent_point=e * N.y,
                        child_point=_vec(P, pS_P), joint_axis=N.x)
     if swap:
@@ -279,15 +289,8 @@ def slider_crank_closed_at_slider(rng=None, swap=False):
     its rows keep a force and a torque."""
     (r, l, e, pO, pAB_A, pAB_B, pBP_B, pS_P, pBP_P, masses, g, tau,
      inertias) = _slider_crank_numbers(rng)
-    N = RigidBody('N')
-    A, B, P = (RigidBody(n, mass=m) for n, m in zip('ABP', masses))
-    for b, izz in zip((A, B, P), inertias):
-        b.central_inertia = inertia(b.frame, 0, 0, izz)
-    q1, q2, q3, u1, u2, u3 = dynamicsymbols('q1:4 u1:4')
-    j1 = PinJoint('j1', N, A, q1, u1, child_point=_vec(A, pO),
-                  joint_axis=N.z)
-    j2 = PinJoint('j2', A, B, q2, u2, parent_point=_vec(A, pAB_A),
-                  child_point=_vec(B, pAB_B), joint_axis=A.z)
+    (N, A, B, P, (q1, q2, q3), (u1, u2, u3), j1, j2) = _crank_and_rod(
+        masses, inertias, pO, pAB_A, pAB_B)
     j3 = PinJoint('j3', B, P, q3, u3, parent_point=_vec(B, pBP_B),
                   child_point=_vec(P, pBP_P), joint_axis=B.z)
     if swap:
