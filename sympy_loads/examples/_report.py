@@ -206,6 +206,14 @@ def joint_force_magnitudes(result, names):
             for name in names}
 
 
+def largest_force_rows(result, joints, noun='joint'):
+    """Table rows ``(label, value)``: the largest force in each of
+    ``joints`` along ``result`` (see :func:`joint_force_magnitudes`)."""
+    names = [j.name for j in joints]
+    return [(f'largest force in {noun} {name} [N]', f'{np.max(f):.4f}')
+            for name, f in joint_force_magnitudes(result, names).items()]
+
+
 def plot_joint_forces(result, names, title, output_dir, filename,
                       labels=None):
     """Save one figure of the magnitude of the force in each joint versus

@@ -45,7 +45,7 @@ import sympy.physics.mechanics as me
 from sympy_loads import (LoopJoint, SpringDamperActuator, animate, save_gif,
                          simulate)
 from sympy_loads.examples._report import (
-    joint_force_magnitudes, joint_force_outputs, one_line, parser,
+    joint_force_outputs, largest_force_rows, one_line, parser,
     plot_joint_forces, plot_residual, print_table, save_figure, work)
 
 #: Moore's numbers, plus the spring-damper added by this example.
@@ -174,10 +174,7 @@ def run(duration=10.0, samples_per_second=200, reactions=True,
     wall = _time.perf_counter() - start
     table = summary(result, wall)
     if reactions:
-        names = [j.name for j in model.joints]
-        table += [(f'largest force in pin {name} [N]', f'{np.max(f):.4f}')
-                  for name, f in joint_force_magnitudes(result,
-                                                        names).items()]
+        table += largest_force_rows(result, model.joints, 'pin')
     return model, result, table
 
 

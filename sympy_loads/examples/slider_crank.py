@@ -63,7 +63,7 @@ from sympy_loads import (JointFriction, LoopJoint,
                          RotationalSpringDamperActuator, SpringDamperActuator,
                          animate, save_gif, simulate)
 from sympy_loads.examples._report import (
-    joint_force_magnitudes, joint_force_outputs, one_line, parser,
+    joint_force_outputs, largest_force_rows, one_line, parser,
     plot_joint_forces, plot_residual, positive, print_table, save_figure,
     work)
 
@@ -244,10 +244,7 @@ def run(duration=3.0, samples_per_second=1000, reactions=True,
     wall = _time.perf_counter() - start
     table = summary(result, wall)
     if reactions:
-        names = [j.name for j in model.joints]
-        table += [(f'largest force in joint {name} [N]', f'{np.max(f):.4f}')
-                  for name, f in joint_force_magnitudes(result,
-                                                        names).items()]
+        table += largest_force_rows(result, model.joints)
     return model, result, table
 
 
