@@ -51,7 +51,7 @@ import sympy as sm
 from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody
 
 from ._utils import _check_type, _set_once, _sympify_scalar
-from .contact import _check_plane, _plane_velocity
+from .contact import _check_plane, _frame_of, _plane_velocity
 
 __all__ = ['ContactInterval', 'Impact', 'ImpactRecord']
 
@@ -227,7 +227,8 @@ class Impact:
     RELATIVE_REST_SPEED = 1e-4
 
     def __init__(self, point, plane_point, normal, frame, *, restitution,
-                 radius=0, plane_frame=None, rest_speed=None, name=None):
+                 friction_coefficient=0, radius=0, sphere_frame=None,
+                 plane_frame=None, rest_speed=None, name=None):
         _set_once(self, 'point', _check_type('point', point, Point))
         _set_once(self, 'plane_point', _check_type(
             'plane_point', plane_point, Point))
@@ -241,8 +242,12 @@ class Impact:
         if e.is_number and e > 1:
             raise ValueError(f'restitution must be in [0, 1], got {e}.')
         _set_once(self, 'restitution', e)
+        _set_once(self, 'friction_coefficient', _sympify_scalar(
+            'friction_coefficient', friction_coefficient, nonnegative=True))
         _set_once(self, 'radius', _sympify_scalar('radius', radius,
                                                   nonnegative=True))
+        _set_once(self, 'sphere_frame', _frame_of('sphere_frame',
+                                                  sphere_frame))
         if rest_speed is not None:
             value = _sympify_scalar('rest_speed', rest_speed, positive=True)
             if not value.is_number or value <= 0:
@@ -262,23 +267,32 @@ class Impact:
         self._gap = height - self.radius
         if stored is not None:
             _check_fixed_in(plane_point, plane_frame, frame)
+        self._tangents = _tangents(normal, rotating or frame)
         try:
-            v_point = point.vel(frame).dot(normal)
             contact = point.locatenew(f'{point.name}_contact',
                                       -height * normal)
+            # the sphere's material point nearest the plane (-R n from
+            # P) and the plane's at the contact C (P projected on it)
+            v_sphere = point.vel(frame)
+            if self.sphere_frame is not None:
+                v_sphere = v_sphere + self.sphere_frame.ang_vel_in(
+                    frame).cross(-self.radius * normal)
             v_plane = _plane_velocity(contact, plane_point, rotating,
-                                      stored is not None, frame,
-                                      point).dot(normal)
+                                      stored is not None, frame, point)
         except ValueError as error:
             raise ValueError(f'the velocity of {point.name} in {frame.name} '
                              f'or of the plane cannot be computed: '
                              f'{error}') from None
-        self._normal_speed = v_point - v_plane
-        # the part of the normal speed through which the impulse acts on
-        # the model: the plane takes the opposite impulse only if it is a
-        # body of the model (plane_frame)
-        self._impulse_speed = (self._normal_speed if stored is not None
-                               else v_point)
+        directions = (normal,) + self._tangents
+        relative = [(v_sphere - v_plane).dot(d) for d in directions]
+        self._normal_speed = relative[0]
+        self._tangential_speeds = tuple(relative[1:])
+        # the part of the relative speeds through which the impulse acts
+        # on the model: the plane takes the opposite impulse only if it is
+        # a body of the model (plane_frame)
+        self._impulse_speeds = (tuple(relative) if stored is not None else
+                                tuple(v_sphere.dot(d) for d in directions))
+        self._impulse_speed = self._impulse_speeds[0]
 
     point = property(lambda self: self._point,
                      doc='Center of the sphere (Point).')
@@ -290,8 +304,15 @@ class Impact:
                      doc='Frame in which velocities are taken.')
     restitution = property(lambda self: self._restitution,
                            doc='Coefficient of restitution e.')
+    friction_coefficient = property(
+        lambda self: self._friction_coefficient,
+        doc='Coefficient of friction mu of the impulses and of the closed '
+            'contact.')
     radius = property(lambda self: self._radius,
                       doc='Sphere radius R.')
+    sphere_frame = property(lambda self: self._sphere_frame,
+                            doc='Frame the sphere is fixed in, or None (it '
+                                'translates).')
     plane_frame = property(lambda self: self._plane_frame,
                            doc='Frame, body or particle the plane is fixed '
                                'in, or None.')
@@ -310,6 +331,71 @@ class Impact:
         r"""Normal speed :math:`v_n = \dot{h}` of the sphere relative to
         the plane (negative while approaching)."""
         return self._normal_speed
+
+    @property
+    def tangents(self):
+        r"""The unit tangents :math:`(\hat{t}_1, \hat{t}_2)` of the
+        contact plane along which the tangential impulses and forces are
+        given: :math:`\hat{t}_1` is the basis vector of the plane's frame
+        (``plane_frame``, else ``frame``) first in order among those
+        perpendicular to the normal (else the least aligned with it, made
+        perpendicular and normalised), and :math:`\hat{t}_2 = \hat{n}
+        \times \hat{t}_1`."""
+        return self._tangents
+
+    @property
+    def tangential_speeds(self):
+        r"""Slip speeds :math:`(v_{t1}, v_{t2})`: the velocity of the
+        sphere's material point at the contact C relative to the plane's
+        material point there, along :attr:`tangents` (with
+        ``sphere_frame`` the sphere's rotation enters it)."""
+        return self._tangential_speeds
+
+    def contact_directions(self, speeds, kinematics=None):
+        r"""Return ``(law, impulse)``: 3 x n matrices whose rows, for the
+        normal and the two :attr:`tangents`, are how the speeds
+        ``speeds`` change the relative speeds of the contact
+        (:math:`\partial v/\partial u_r`), and the generalized impulse per
+        unit impulse along that direction (the partial velocities of the
+        sphere's material point at the contact, minus the plane's when the
+        plane is a body of the model). ``kinematics`` replaces coordinate
+        derivatives first, as for :meth:`impulse_directions`.
+
+        Examples
+        ========
+
+        A disc of radius ``R`` rolling on the floor ``y = 0``: its slip
+        speed along :math:`\hat{t}_1 = \hat{n}_x` is
+        :math:`v - R \omega`.
+
+        >>> import sympy as sm
+        >>> import sympy.physics.mechanics as me
+        >>> from sympy_loads import Impact
+        >>> x, y, th, v, w, vy = me.dynamicsymbols('x y theta v w v_y')
+        >>> R = sm.symbols('R')
+        >>> N = me.ReferenceFrame('N')
+        >>> D = N.orientnew('D', 'Axis', (th, N.z)); D.set_ang_vel(N, w*N.z)
+        >>> O = me.Point('O'); O.set_vel(N, 0)
+        >>> P = O.locatenew('P', x*N.x + y*N.y); P.set_vel(N, v*N.x + vy*N.y)
+        >>> floor = Impact(P, O, N.y, N, restitution=0, radius=R,
+        ...                friction_coefficient=0.5, sphere_frame=D)
+        >>> floor.tangents
+        (N.x, - N.z)
+        >>> law, impulse = floor.contact_directions([v, vy, w])
+        >>> law
+        Matrix([
+        [0, 1, 0],
+        [1, 0, R],
+        [0, 0, 0]])
+        """
+        kinematics = kinematics or {}
+        result = []
+        for exprs in ((self._normal_speed,) + self._tangential_speeds,
+                      self._impulse_speeds):
+            exprs = [sm.sympify(e).xreplace(kinematics) for e in exprs]
+            result.append(sm.Matrix([[e.diff(s) for s in speeds]
+                                     for e in exprs]))
+        return tuple(result)
 
     def impulse_directions(self, speeds, kinematics=None):
         r"""Return :math:`(\partial v_n/\partial u_r,\ \partial
@@ -351,13 +437,36 @@ class Impact:
         parts = [f'{type(self).__name__}({self.point}, {self.plane_point}, '
                  f'{self.normal}, {self.frame}, '
                  f'restitution={self.restitution}']
+        if self.friction_coefficient != 0:
+            parts.append(f'friction_coefficient={self.friction_coefficient}')
         if self.radius != 0:
             parts.append(f'radius={self.radius}')
+        if self.sphere_frame is not None:
+            parts.append(f'sphere_frame={self.sphere_frame}')
         if self.plane_frame is not None:
             parts.append(f'plane_frame={self.plane_frame}')
         if self.rest_speed is not None:
             parts.append(f'rest_speed={self.rest_speed}')
         return ', '.join(parts) + ')'
+
+
+def _tangents(normal, plane_frame):
+    """``(t1, t2)``: unit tangents of the plane with unit ``normal``,
+    fixed in ``plane_frame`` (see :attr:`Impact.tangents`)."""
+    axes = list(plane_frame)
+    cosines = [sm.simplify(normal.dot(axis)) for axis in axes]
+    for axis, cosine in zip(axes, cosines):
+        if cosine == 0:
+            t1 = axis
+            break
+    else:
+        # no axis is perpendicular: the least aligned one, made so
+        def alignment(item):
+            value = abs(item[1])
+            return float(value) if value.is_number else 0.5
+        axis, cosine = min(zip(axes, cosines), key=alignment)
+        t1 = (axis - cosine * normal) / sm.sqrt(1 - cosine**2)
+    return t1, normal.cross(t1)
 
 
 def _check_fixed_in(plane_point, plane_frame, frame):
@@ -424,6 +533,12 @@ class ImpactRecord:
         Magnitude :math:`P \\ge 0` of the normal impulse on the sphere.
     u_before, u_after : tuple of float
         All generalized speeds (in ``model.u`` order) before and after.
+    tangential_impulse : tuple of float
+        The friction impulse on the sphere along the impact's
+        :attr:`~Impact.tangents` :math:`(\\hat{t}_1, \\hat{t}_2)`; zero
+        without friction.
+    tangential_speed_before, tangential_speed_after : tuple of float
+        The slip speeds along the tangents before and after.
     """
 
     time: float
@@ -434,12 +549,18 @@ class ImpactRecord:
     impulse: float
     u_before: tuple
     u_after: tuple
+    tangential_impulse: tuple = (0.0, 0.0)
+    tangential_speed_before: tuple = (0.0, 0.0)
+    tangential_speed_after: tuple = (0.0, 0.0)
 
     def __repr__(self):
         return (f'ImpactRecord(time={self.time:.10g}, name={self.name!r}, '
                 f'normal_speed_before={self.normal_speed_before:.10g}, '
                 f'normal_speed_after={self.normal_speed_after:.10g}, '
-                f'impulse={self.impulse:.10g})')
+                f'impulse={self.impulse:.10g}'
+                + (', tangential_impulse=({:.10g}, {:.10g})'.format(
+                    *self.tangential_impulse)
+                   if any(self.tangential_impulse) else '') + ')')
 
     @property
     def change(self):

@@ -24,6 +24,7 @@ so ``P = -(1 + e) v_n^- / (w_law^T C (C^T M C)^-1 C^T w)`` and ``u+ = u-
 """
 
 import math
+from typing import NamedTuple
 
 import numpy as np
 import sympy as sm
@@ -32,6 +33,7 @@ from sympy.physics.mechanics import find_dynamicsymbols
 from .._errors import SimulationError
 from .._numeric import eom_blocks
 from .integrators import _EPS, Outcome, integrate
+from .numeric_model import _TIME
 from .problem import format_state
 from .unilateral import ContactCloses, LastingContacts
 
@@ -109,10 +111,81 @@ def _impact_outputs(nm, impacts):
         outputs[f'law{i}'] = sm.ImmutableMatrix(law.T)
         outputs[f'impulse{i}'] = sm.ImmutableMatrix(impulse.T)
     # after every impact's block (the compiled stepping reads the blocks):
-    # the radii, checked at the start
+    # the radii, checked at the start, then the contact blocks
     for i, impact in enumerate(impacts):
         outputs[f'radius{i}'] = sm.sympify(impact.radius)
+    for i, impact in enumerate(impacts):
+        outputs.update(_contact_block(nm, i, impact))
     return nm.output_function(outputs)
+
+
+def _contact_block(nm, i, impact):
+    """The outputs of impact ``i`` beyond the frictionless ones: its
+    friction coefficient, slip speeds, the tangential rows of its law and
+    impulse directions (zeros without friction) and the bias ``d/dt`` of
+    its normal and slip speeds with ``u' = 0`` (the output function's
+    row holds zeros for ``u'``; coordinate rates come from the kinematic
+    equations). A specified input's rate is not known here: it is taken
+    as zero and :func:`bias_known` says so."""
+    kinematics = nm.kindiff
+    mu = sm.sympify(impact.friction_coefficient)
+    speeds = [sm.sympify(e).xreplace(kinematics).xreplace(nm.aux_zero)
+              for e in (impact.normal_speed,) + impact.tangential_speeds]
+    law, impulse = impact.contact_directions(nm.u, kinematics)
+    if mu == 0:
+        speeds[1:] = [sm.S.Zero, sm.S.Zero]
+        law[1:, :] = sm.zeros(2, len(nm.u))
+        impulse[1:, :] = sm.zeros(2, len(nm.u))
+    rates = sm.Matrix([e.diff(_TIME) for e in speeds])
+    rates = rates.xreplace(_specified_rates_zero(nm, rates))
+    return {f'mu{i}': mu,
+            f'vt{i}': sm.ImmutableMatrix(speeds[1:]),
+            f'lawt{i}': sm.ImmutableMatrix(law[1:, :].T.reshape(
+                2 * len(nm.u), 1)),
+            f'impt{i}': sm.ImmutableMatrix(impulse[1:, :].T.reshape(
+                2 * len(nm.u), 1)),
+            f'bias{i}': sm.ImmutableMatrix(rates)}
+
+
+def _specified_rates_zero(nm, exprs):
+    """``{d r/dt: 0}`` for the specified inputs ``r`` whose rates occur
+    in ``exprs``."""
+    return {d: sm.S.Zero for d in sm.Matrix(exprs).atoms(sm.Derivative)
+            if d.expr in set(nm.specified)}
+
+
+def bias_known(nm, impacts):
+    """Per impact, whether its acceleration bias is exact: False where its
+    normal or slip speed depends on a specified input, whose rate the
+    generated function does not have."""
+    specified = set(nm.specified)
+    known = []
+    for impact in impacts:
+        exprs = (impact.normal_speed,) + impact.tangential_speeds
+        known.append(not any(find_dynamicsymbols(sm.sympify(e))
+                             & specified for e in exprs))
+    return np.array(known, dtype=bool)
+
+
+class ContactState(NamedTuple):
+    """The contact data of the impacts of a run at one state
+    (:meth:`ImpactEngine.contact_state`): arrays over the ``k`` impacts.
+
+    ``gap`` (k,), ``vn`` (k,) normal speeds, ``vt`` (k, 2) slip speeds
+    along the tangents, ``e`` (k,) restitution, ``mu`` (k,) friction
+    coefficients, ``law`` (k, 3, nu) the rows ``d(relative speed)/du``
+    for ``[n, t1, t2]``, ``impulse`` (k, 3, nu) the generalized impulse
+    per unit impulse along them, ``bias`` (k, 3) the relative
+    accelerations at ``u' = 0``: the relative acceleration is
+    ``law @ u' + bias``."""
+    gap: np.ndarray
+    vn: np.ndarray
+    vt: np.ndarray
+    e: np.ndarray
+    mu: np.ndarray
+    law: np.ndarray
+    impulse: np.ndarray
+    bias: np.ndarray
 
 
 class ImpactEngine:
@@ -149,17 +222,24 @@ class ImpactEngine:
         _, mass, forcing, _, _ = eom_blocks(
             self.nq, self.nu, len(nm.u_dep_idx), nm.kinematics_is_identity)
         self._mass = slice(mass, forcing)
+        k = len(self.impacts)
+        #: (k, 2) bool, the tangent rows in use (set by check_start)
+        self.tangent_mask = np.zeros((k, 2), dtype=bool)
+        #: (k,) bool, whether the acceleration bias is exact (no
+        #: specified input in the contact's speeds)
+        self.bias_known = bias_known(nm, self.impacts)
 
     def check_start(self, t, q, u):
         """``ValueError`` for a restitution coefficient outside [0, 1] or
         an initial state that penetrates a plane. The impacts' values at
         the consistent start ``(t, q, u)`` are kept for :func:`run`'s first
         :meth:`resolve`."""
+        self.tangent_mask = self._find_tangent_mask(t, q, u)
         values = self.values(t, q, u)
         self._start = (t, q, u, values)
         gap, _, e, _, _ = values
         k = len(self.impacts)
-        radii = self._last[k * (3 + 2 * self.nu):]
+        radii = self._last[k * (3 + 2 * self.nu):k * (4 + 2 * self.nu)]
         for i, impact in enumerate(self.impacts):
             # a value that depends on the state is checked where it is
             # used (the restitution at each impact, _check_restitution)
@@ -204,6 +284,53 @@ class ImpactEngine:
         block = out[:k * per].reshape(k, per)
         return (block[:, 0], block[:, 1], block[:, 2],
                 block[:, 3:3 + nu], block[:, 3 + nu:])
+
+    def contact_state(self, t, q, u):
+        """The :class:`ContactState` of every impact at the consistent
+        state ``(t, q, u)``."""
+        gap, vn, e, law_n, impulse_n = self.values(t, q, u)
+        k, nu = len(self.impacts), self.nu
+        start = k * (4 + 2 * nu)
+        block = self._last[start:start + k * (6 + 4 * nu)].reshape(
+            k, 6 + 4 * nu)
+        law = np.empty((k, 3, nu))
+        impulse = np.empty((k, 3, nu))
+        law[:, 0], impulse[:, 0] = law_n, impulse_n
+        law[:, 1:] = block[:, 3:3 + 2 * nu].reshape(k, nu, 2).transpose(
+            0, 2, 1)
+        impulse[:, 1:] = block[:, 3 + 2 * nu:3 + 4 * nu].reshape(
+            k, nu, 2).transpose(0, 2, 1)
+        return ContactState(gap=gap.copy(), vn=vn.copy(),
+                            vt=block[:, 1:3].copy(), e=e.copy(),
+                            mu=block[:, 0].copy(), law=law,
+                            impulse=impulse, bias=block[:, 3 + 4 * nu:].copy())
+
+    def mass_basis(self, t, q, u):
+        """``(M, C)``: the mass matrix (all speeds; the unconstrained one
+        where there are dependent speeds) and ``C`` with ``u = C u_i`` on
+        the velocity constraints, at the consistent state ``(t, q, u)``."""
+        nm = self.problem.nm
+        x = self.problem.input_vector(t, q, u)
+        mass = np.asarray(nm.functions['eom'](x), dtype=float)[
+            self._mass].reshape(self.nu, self.nu)
+        return mass, self._speed_basis(x)
+
+    def _find_tangent_mask(self, t, q, u):
+        """(k, 2) bool: the tangent rows of the impacts' laws that are not
+        identically zero (at three random states about ``(q, u)``), none
+        where the friction coefficient is zero."""
+        rng = np.random.default_rng(20261126)
+        k = len(self.impacts)
+        mask = np.zeros((k, 2), dtype=bool)
+        mu = self.contact_state(t, q, u).mu
+        for _ in range(3):
+            state = self.contact_state(
+                t, q + rng.uniform(-1, 1, q.shape),
+                u + rng.uniform(-1, 1, u.shape))
+            scale = 1e-12 * max(1.0, float(np.max(np.abs(state.law[:, 0]))))
+            mask |= np.max(np.abs(state.law[:, 1:]), axis=2) > scale
+        mask &= (mu != 0)[:, None]
+        return mask
 
     def _values_of_state(self, t, y):
         key = (float(t), np.asarray(y, dtype=float).tobytes())
