@@ -250,3 +250,123 @@ def test_rod_pivots_on_one_end_when_the_other_would_pull():
         m * G + F - m * L / 2 * alpha, rel=1e-10)
     assert res.q[1, 2] == pytest.approx(alpha * 0.001 ** 2 / 2, rel=1e-3)
     assert res.q[1, 1] - L / 2 * math.sin(res.q[1, 2]) > 0      # A rises
+
+
+def incline(alpha, mu, push=0):
+    """A particle (block) in the vertical plane, on the incline through O
+    rising at ``alpha`` (normal -sin N.x + cos N.y), pushed up the slope
+    by the force ``push`` (an expression of time). Returns the model, the
+    impact, the coordinates and speeds, and the slope's unit vector up
+    and the impact's tangents as numeric vectors in N."""
+    x, y, vx, vy = me.dynamicsymbols('x y v_x v_y')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    up = math.cos(alpha) * N.x + math.sin(alpha) * N.y
+    normal = -math.sin(alpha) * N.x + math.cos(alpha) * N.y
+    kane = me.KanesMethod(N, [x, y], [vx, vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy])
+    kane.kanes_equations([me.Particle('block', P, 1.0)],
+                         [(P, -G * N.y + push * up)])
+    impact = Impact(P, O, normal, N, restitution=0.5,
+                    friction_coefficient=mu, name='incline')
+    tangents = np.array([[float(t.dot(N.x)), float(t.dot(N.y))]
+                         for t in impact.tangents])
+    return kane, impact, (x, y, vx, vy), np.array(
+        [math.cos(alpha), math.sin(alpha)]), tangents
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_block_on_an_incline_sticks_until_the_push_exceeds_friction(
+        backend):
+    """A unit block resting on a 20 degree incline with mu = 0.5 (tan 20
+    < mu: it sticks), pushed up the slope by c t: friction holds it (the
+    friction force along the slope is -(c t - g sin)) until c t - g sin =
+    mu g cos, at t_s = g (sin + mu cos) / c; then it slides up with
+    acceleration c (t - t_s), so s = c (t - t_s)**3 / 6."""
+    alpha, mu, c = math.radians(20), 0.5, 2.0
+    t = me.dynamicsymbols._t
+    kane, impact, (x, y, vx, vy), up, tangents = incline(alpha, mu, c * t)
+    t_s = G * (math.sin(alpha) + mu * math.cos(alpha)) / c
+    samples = np.linspace(0, 6, 121)
+    res = simulate(kane, (0, 6), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0}, {},
+                   impacts=[impact], t_eval=samples, backend=backend,
+                   rtol=1e-10, atol=1e-12)
+    assert res.success and not res.impacts
+    interval, = res.contacts
+    assert (interval.start, interval.end) == (0.0, 6.0)
+    assert interval.normal_force == pytest.approx(G * math.cos(alpha),
+                                                  rel=1e-9)
+    along = interval.tangential_force @ (tangents @ up)
+    stick = interval.t < t_s
+    assert interval.sticking.tolist() == stick.tolist()
+    assert along[stick] == pytest.approx(
+        -(c * interval.t[stick] - G * math.sin(alpha)), abs=1e-9)
+    assert along[~stick] == pytest.approx(-mu * G * math.cos(alpha),
+                                          rel=1e-9)
+    s = res.q @ up
+    assert np.abs(s[stick]).max() < 1e-9
+    assert s[~stick] == pytest.approx(c * (res.t[~stick] - t_s) ** 3 / 6,
+                                      abs=1e-8)
+
+
+def test_block_released_on_a_steep_incline_slides_and_loses_the_work():
+    """Released at rest on a 35 degree incline with mu = 0.3 (tan 35 >
+    mu): it slides down at once with a = g (sin - mu cos); the energy
+    lost equals the work of friction, the integral of lambda_T . v_t over
+    the samples (trapezoidal, exact for the linear speed)."""
+    alpha, mu = math.radians(35), 0.3
+    kane, impact, (x, y, vx, vy), up, tangents = incline(alpha, mu)
+    samples = np.linspace(0, 1, 51)
+    res = simulate(kane, (0, 1), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0}, {},
+                   impacts=[impact], t_eval=samples, rtol=1e-10, atol=1e-12)
+    assert res.success
+    interval, = res.contacts
+    assert not interval.sticking.any()
+    a = G * (math.sin(alpha) - mu * math.cos(alpha))
+    assert res.q @ up == pytest.approx(-a * res.t ** 2 / 2, abs=1e-9)
+    energy = 0.5 * (res.u ** 2).sum(axis=1) + G * res.q[:, 1]
+    friction = interval.tangential_force @ tangents      # a vector in N
+    power = (friction * res.u).sum(axis=1)
+    work = np.concatenate([[0.0], np.cumsum(
+        0.5 * (power[1:] + power[:-1]) * np.diff(res.t))])
+    assert energy - energy[0] == pytest.approx(work, abs=1e-9)
+    assert work[-1] < -1.0
+
+
+def test_sliding_on_the_floor_in_space_stops_and_sticks():
+    """A particle sliding on the floor y = 0 (3D, two tangent rows) with
+    speed 2.5 along (3, 0, 4)/5 and mu = 0.4: it decelerates at mu g
+    along a straight line, stops at t = v0 / (mu g) after v0**2 / (2 mu g),
+    then sticks (no friction force at rest on a level floor)."""
+    x, y, z, vx, vy, vz = me.dynamicsymbols('x y z v_x v_y v_z')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y + z * N.z)
+    P.set_vel(N, vx * N.x + vy * N.y + vz * N.z)
+    kane = me.KanesMethod(N, [x, y, z], [vx, vy, vz],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy,
+                                  z.diff() - vz])
+    kane.kanes_equations([me.Particle('p', P, 1.0)], [(P, -G * N.y)])
+    mu, v0 = 0.4, 2.5
+    floor = Impact(P, O, N.y, N, restitution=0.0, friction_coefficient=mu)
+    direction = np.array([0.6, 0.0, 0.8])
+    stop = v0 / (mu * G)
+    res = simulate(kane, (0, 1.0), {x: 0.0, y: 0.0, z: 0.0, vx: 0.6 * v0,
+                                    vy: 0.0, vz: 0.8 * v0}, {},
+                   impacts=[floor], t_eval=np.linspace(0, 1, 41),
+                   rtol=1e-10, atol=1e-12)
+    assert res.success
+    interval, = res.contacts
+    assert interval.end == 1.0
+    moving = res.t < stop
+    travel = np.where(moving, v0 * res.t - mu * G * res.t ** 2 / 2,
+                      v0 ** 2 / (2 * mu * G))
+    assert res.q == pytest.approx(np.outer(travel, direction), abs=1e-8)
+    assert interval.sticking.tolist() == (~moving).tolist()
+    assert np.abs(interval.tangential_force[~moving]).max() < 1e-9
+    friction = np.linalg.norm(interval.tangential_force[moving], axis=1)
+    assert friction == pytest.approx(mu * G, rel=1e-9)

@@ -438,16 +438,13 @@ class LastingContacts:
                                      'contact') from None
         modes = {}
         for n, j in enumerate(resting):
-            mode = solution.modes[n]
-            name = mode if isinstance(mode, str) else mode[0]
-            if name == 'open':
+            if solution.modes[n] == 'open':
                 continue
-            if name == 'slide':
-                direction = (sliding[n] if n in sliding else
-                             np.asarray(mode[1], dtype=float))
-                modes[j] = np.asarray(direction, dtype=float)
-            else:
-                modes[j] = None
+            direction = solution.directions[n]
+            # (a closed contact without friction is 'slide' there)
+            modes[j] = (np.asarray(direction, dtype=float) if
+                        solution.modes[n] == 'slide' and direction is not None
+                        and self._tangents(j, state.mu[j]) else None)
         return modes
 
     def _last_lam(self, t, q, u):
