@@ -370,3 +370,85 @@ def test_sliding_on_the_floor_in_space_stops_and_sticks():
     assert np.abs(interval.tangential_force[~moving]).max() < 1e-9
     friction = np.linalg.norm(interval.tangential_force[moving], axis=1)
     assert friction == pytest.approx(mu * G, rel=1e-9)
+
+
+def test_rod_sliding_on_one_end_strikes_with_the_other_closed():
+    """A rod released at 30 degrees with end A on the frictionless floor:
+    A stays closed (its force positive) while the rod falls and slides,
+    the energy is kept (a frictionless closed contact does no work), and
+    when the rod lies flat B strikes plastically with A closed in the
+    impact: both ends stop (v_y = omega = 0; no horizontal force, so v_x =
+    0 throughout) and then carry m g / 2 each."""
+    th0 = math.radians(30)
+    m, L = ROD_MASS, ROD_LENGTH
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    res = simulate(kane, (0, 1.5), {x: 0.0, y: L / 2 * math.sin(th0),
+                                    th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                   impacts=ends, rtol=1e-10, atol=1e-12)
+    assert res.success
+    a_rest, b_rest = res.contacts[0], res.contacts[-1]
+    assert a_rest.name == 'A' and a_rest.start == 0.0
+    strike, = [r for r in res.impacts if r.name == 'B']
+    assert b_rest.name == 'B' and b_rest.start == strike.time
+    before = res.t < strike.time
+    energy = (m * G * res.q[:, 1] + m / 2 * (res.u[:, 0] ** 2
+                                              + res.u[:, 1] ** 2)
+              + m * L ** 2 / 24 * res.u[:, 2] ** 2)
+    assert energy[before] == pytest.approx(energy[0], abs=1e-8)
+    assert np.abs(res.u[:, 0]).max() < 1e-10
+    assert a_rest.normal_force[a_rest.t < strike.time].min() > 0
+    after = res.t > strike.time + 1e-9
+    assert np.abs(res.u[after]).max() < 1e-9
+    for interval in (a_rest, b_rest):
+        late = interval.t > strike.time + 1e-9
+        assert interval.normal_force[late] == pytest.approx(m * G / 2,
+                                                            rel=1e-9)
+
+
+def test_painleve_rod_stops_the_run_naming_the_contact():
+    """A rod at 45 degrees on its end A, sliding towards -x with mu = 2:
+    with the Delassus entries of the end, G_nn = 2.5/m and G_nt = -1.5/m
+    (by hand), the sliding friction +mu lambda_N makes the normal
+    acceleration -g + (2.5 - 1.5 mu) lambda_N / m < 0 for every lambda_N
+    >= 0 (Painleve): no consistent contact force. The run stops with a
+    SimulationError naming the contact, its start kept."""
+    th0, mu = math.radians(45), 2.0
+    assert 2.5 - 1.5 * mu < 0
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, mu)
+    with pytest.raises(SimulationError, match=r"'A' \(impacts\[0\]\)") as info:
+        simulate(kane, (0, 1), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
+                                th: th0, vx: -1.0, vy: 0.0, w: 0.0}, {},
+                 impacts=ends[:1])
+    error = info.value
+    assert error.keeps_run and error.time == 0.0
+    assert 'Painleve' in str(error)
+    assert error.result.t.tolist() == [0.0]
+    # sliding the other way, the same rod is resolved (lambda_N > 0)
+    res = simulate(kane, (0, 0.05), {x: 0.0, y: ROD_LENGTH / 2 *
+                                     math.sin(th0), th: th0, vx: 1.0,
+                                     vy: 0.0, w: 0.0}, {}, impacts=ends[:1])
+    assert res.success and res.contacts[0].normal_force[0] > 0
+
+
+def test_lasting_contact_with_joint_friction_is_refused():
+    """A block on a vertical prismatic joint with joint friction, resting
+    on the floor at the start: the joint's friction would need the
+    contact force among its reactions, which the relaxation does not
+    have; the run is refused with a ValueError naming both."""
+    from sympy.physics.mechanics import PrismaticJoint, RigidBody, System
+    from sympy_loads import JointFriction
+    ground, block = RigidBody('ground'), RigidBody('block', mass=1.0)
+    slider = PrismaticJoint('s', ground, block, joint_axis=ground.y)
+    friction = JointFriction(slider, coefficient=0.3)
+    system = System.from_newtonian(ground)
+    system.add_bodies(block)
+    system.add_joints(slider)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-G * ground.y)
+    system.form_eoms()
+    floor = Impact(block.masscenter, ground.masscenter, ground.y,
+                   ground.frame, restitution=0.5, name='floor')
+    q, u = slider.coordinates[0], slider.speeds[0]
+    with pytest.raises(ValueError, match="'floor'.*joint friction"):
+        simulate(system, (0, 1), {q: 0.0, u: 0.0}, {}, impacts=[floor],
+                 joint_friction=[friction])
