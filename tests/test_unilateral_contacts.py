@@ -452,3 +452,35 @@ def test_lasting_contact_with_joint_friction_is_refused():
     with pytest.raises(ValueError, match="'floor'.*joint friction"):
         simulate(system, (0, 1), {q: 0.0, u: 0.0}, {}, impacts=[floor],
                  joint_friction=[friction])
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_slider_crank_driven_into_its_stop_rests_there(backend):
+    """A closed loop (dependent coordinates and speeds): the slider-crank
+    with a constant crank torque T strikes its stop at x = 0.37 plastically
+    and stays there, the mechanism locked; the stop carries lambda = |T /
+    (dx/dq1)| (virtual work, dx/dq1 by central differences of the closed
+    form x = r cos q1 + sqrt(l**2 - r**2 sin(q1)**2)), the constraints
+    held."""
+    from test_rigid_impacts import slider_crank_with_stop
+    model, impact, constants, initial = slider_crank_with_stop(0.0)
+    T = 5.0
+    res = simulate(model.kane, (0, 0.4), initial, constants,
+                   specified={model.torque: T}, impacts=[impact],
+                   rtol=1e-10, atol=1e-12, backend=backend)
+    assert res.success
+    interval, = res.contacts
+    assert interval.start == res.impacts[-1].time
+    r, l = 0.1, 0.3
+
+    def x(q1):
+        return r * math.cos(q1) + math.sqrt(l ** 2 - (r * math.sin(q1)) ** 2)
+    q1 = res.q[-1, 0]
+    assert x(q1) == pytest.approx(0.37, abs=1e-9)
+    h = 1e-6
+    slope = (x(q1 + h) - x(q1 - h)) / (2 * h)
+    assert interval.normal_force == pytest.approx(abs(T / slope), rel=1e-7)
+    resting = res.t > interval.start + 1e-9
+    assert np.abs(res.u[resting]).max() < 1e-9
+    assert res.constraint_residual.max() < 1e-9
+    assert res.velocity_residual.max() < 1e-9
