@@ -484,3 +484,34 @@ def test_slider_crank_driven_into_its_stop_rests_there(backend):
     assert np.abs(res.u[resting]).max() < 1e-9
     assert res.constraint_residual.max() < 1e-9
     assert res.velocity_residual.max() < 1e-9
+
+
+@pytest.mark.parametrize('mu', [0.2, 0.6])
+def test_rough_rod_rocks_down_onto_both_ends_without_gaining_energy(mu):
+    """The rod released at 30 degrees on end A, now on a rough floor (mu)
+    with e = 0.3: A slides and sticks, B strikes with A closed in the
+    impact (frictional, A's and B's tangential impulses recorded), B
+    bounces ever lower until its impacts accumulate, and the rod comes to
+    rest on both ends carrying m g / 2 each. The energy never increases
+    (up to the integrator's error)."""
+    th0 = math.radians(30)
+    m, L = ROD_MASS, ROD_LENGTH
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, mu)
+    res = simulate(kane, (0, 1.0), {x: 0.0, y: L / 2 * math.sin(th0),
+                                    th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                   impacts=ends, rtol=1e-10, atol=1e-12)
+    assert res.success
+    energy = (m * G * res.q[:, 1] + m / 2 * (res.u[:, 0] ** 2
+                                              + res.u[:, 1] ** 2)
+              + m * L ** 2 / 24 * res.u[:, 2] ** 2)
+    assert np.diff(energy).max() < 1e-9
+    first = [r for r in res.impacts if r.time == res.impacts[0].time]
+    assert {r.name for r in first} == {'A', 'B'}
+    assert any(r.tangential_impulse[0] != 0.0 for r in first)
+    assert all(r.normal_speed_after >= -1e-10 for r in first)
+    assert {(i.name, i.end) for i in res.contacts} == {('A', 1.0),
+                                                       ('B', 1.0)}
+    for interval in res.contacts:
+        assert interval.normal_force[-1] == pytest.approx(m * G / 2,
+                                                          rel=1e-9)
+    assert np.abs(res.u[-1]).max() < 1e-9

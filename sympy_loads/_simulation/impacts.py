@@ -657,12 +657,18 @@ class ImpactEngine:
     def result_records(self):
         """The :class:`~sympy_loads.ImpactRecord` of every impact."""
         from ..impacts import ImpactRecord
-        return tuple(
-            ImpactRecord(time=t, index=i, name=self.impacts[i].name,
-                         normal_speed_before=before,
-                         normal_speed_after=after, impulse=P,
-                         u_before=ub, u_after=ua)
-            for t, i, before, after, P, ub, ua in self.records)
+        records = []
+        for t, i, before, after, P, ub, ua, *tangential in self.records:
+            # (the impacts with closed contacts, .unilateral, add the
+            # tangential impulse and slip speeds before and after)
+            names = ('tangential_impulse', 'tangential_speed_before',
+                     'tangential_speed_after')
+            records.append(ImpactRecord(
+                time=t, index=i, name=self.impacts[i].name,
+                normal_speed_before=before, normal_speed_after=after,
+                impulse=P, u_before=ub, u_after=ua,
+                **dict(zip(names, tangential))))
+        return tuple(records)
 
 
 def contact_intervals(engine):

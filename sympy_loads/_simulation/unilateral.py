@@ -394,7 +394,8 @@ class LastingContacts:
     def _impact(self, t, q, u, state, touching, floor):
         """``u+`` after the impact of the contacts ``touching`` (those that
         approach, and those resting on their planes, with their
-        restitution; plastic where their impacts accumulate)."""
+        restitution; plastic, at every one of them, where the impacts of
+        one that approaches accumulate)."""
         engine = self.engine
         layout_contacts = [j for j in touching if state.vn[j] <= floor]
         e = state.e[layout_contacts].copy()
@@ -402,8 +403,13 @@ class LastingContacts:
             approach = -state.vn[j]
             if approach > floor:
                 engine._check_restitution(t, q, u, j, e[n])
-                if engine.accumulating(j, approach):
-                    e[n] = 0.0
+                if self._accumulating(j, approach):
+                    # the contacts come to rest: the impact is plastic at
+                    # every contact in it (a resting neighbour that took
+                    # an impulse would else be lifted by its own
+                    # restitution, and the two would rock on at the
+                    # round-off level of the gaps)
+                    e[:] = 0.0
         rows, layout = self.layout(layout_contacts, state)
         A, G = self.delassus(t, q, u, state, rows)
         v_minus = np.column_stack([state.vn, state.vt]).reshape(-1)[rows]
@@ -419,12 +425,33 @@ class LastingContacts:
         for (normal, tangents), j in zip(layout, layout_contacts):
             if P[normal] == 0.0 and not np.any(P[list(tangents)]):
                 continue
-            engine.records.append((float(t), j, float(state.vn[j]),
-                                   float(after.vn[j]), float(P[normal]),
-                                   tuple(u), tuple(u_new)))
+            tangential = np.zeros(2)
+            tangential[self._tangents(j, state.mu[j])] = P[list(tangents)]
+            engine.records.append((
+                float(t), j, float(state.vn[j]), float(after.vn[j]),
+                float(P[normal]), tuple(u), tuple(u_new),
+                tuple(tangential.tolist()), tuple(state.vt[j].tolist()),
+                tuple(after.vt[j].tolist())))
             engine.count[j] += 1
             engine.largest[j] = max(engine.largest[j], -state.vn[j])
         return u_new
+
+    def _accumulating(self, j, approach):
+        """Whether contact ``j``'s impact at the approach speed
+        ``approach`` counts as accumulating (then it is plastic): the
+        engine's rule (:meth:`.impacts.ImpactEngine.accumulating`), or,
+        without a ``rest_speed``, an approach below ``RELATIVE_REST_SPEED``
+        times the largest approach speed of any contact so far: a contact
+        that closed without striking hard (resting at the start, or lifted
+        off a closed contact by a neighbour's impact) has no large
+        approach of its own to compare with, and its micro-bounces would
+        go on at the round-off level of the gaps."""
+        impact = self.engine.impacts[j]
+        if self.engine.accumulating(j, approach):
+            return True
+        return impact.rest_speed is None and approach <= (
+            impact.RELATIVE_REST_SPEED * float(np.max(self.engine.largest,
+                                                      initial=0.0)))
 
     def _decide(self, t, q, u, state, resting, event):
         """The modes of the ``resting`` contacts (``solve_contact``)."""
