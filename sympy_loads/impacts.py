@@ -129,7 +129,8 @@ class Impact:
     so the row moves on together (at :math:`1/n` of the striker's speed
     for :math:`e = 0`).
 
-    A restitution that depends on the state is evaluated at each impact, and one outside
+    A restitution that depends on the state is evaluated at each impact,
+    and one outside
     :math:`[0, 1]` there stops the run with a
     :class:`~sympy_loads.SimulationError` (the run up to it in its
     ``result``). Impacts are looked for inside each integration step, not

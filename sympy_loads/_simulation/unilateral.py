@@ -35,7 +35,8 @@ At each event the contacts that touch their planes without approaching
 them are decided together by :func:`.contact_problems.solve_contact` (the
 contact whose force vanished is left open, the one whose friction
 saturated slides); the phase with no closed contact is the engine's
-ordinary one (the compiled stepping where it applies, see :func:`.impacts.run`).
+ordinary one (the compiled stepping where it applies, see
+:func:`.impacts.run`).
 
 The gap and the slip of sticking contacts are held at the acceleration
 level only: they drift with the integrator's error; each
@@ -49,7 +50,7 @@ References
    Unilateral Contacts, Wiley, 1996.
 """
 
-import math
+import collections
 
 import numpy as np
 
@@ -64,6 +65,10 @@ __all__ = []
 # transitions at one instant (impacts and mode decisions) before the run
 # stops
 MAX_TRANSITIONS = 100
+# transitions within CHATTER_WINDOW of the time span after which the run
+# stops (the modes chatter: it would not end in reasonable time)
+CHATTER_TRANSITIONS = 500
+CHATTER_WINDOW = 1e-4
 
 
 class ContactCloses(Exception):
@@ -116,6 +121,7 @@ class LastingContacts:
         self.mask = np.asarray(engine.tangent_mask, dtype=bool).reshape(
             self.k, 2)
         self._memo = (None, None)
+        self._times = collections.deque(maxlen=CHATTER_TRANSITIONS)
         # per contact: the open interval's start and its chunks of samples
         self._open = {}
         self.intervals = []          # (index, start, end, chunks)
@@ -339,6 +345,7 @@ class LastingContacts:
         force vanished open and makes one whose friction saturated
         slide). Sets :attr:`modes`; returns the integrator state."""
         engine = self.engine
+        self._check_chatter(t, q, u)
         old = dict(self.modes)
         for _ in range(MAX_TRANSITIONS):
             state = engine.contact_state(t, q, u)
@@ -354,13 +361,29 @@ class LastingContacts:
         else:
             raise SimulationError(
                 f'the contacts at t = {t:.10g} did not settle after '
-                f'{MAX_TRANSITIONS} impacts ({format_state(engine.problem.nm.q, q)}).',
+                f'{MAX_TRANSITIONS} impacts '
+                f'({format_state(engine.problem.nm.q, q)}).',
                 time=t, q=q, u=u, keeps_run=True)
         resting = [j for j in touching if abs(state.vn[j]) <= floor]
         self.modes = self._decide(t, q, u, state, resting, event)
         self._check_supported(t)
         self._update_intervals(t, old)
         return self.problem.pack(q, u)
+
+    def _check_chatter(self, t, q, u):
+        """A :class:`SimulationError` (the run kept) where the last
+        :data:`CHATTER_TRANSITIONS` transitions all fell within
+        :data:`CHATTER_WINDOW` of the time span."""
+        self._times.append(float(t))
+        if (len(self._times) == CHATTER_TRANSITIONS and
+                t - self._times[0] <= CHATTER_WINDOW * self.span):
+            raise SimulationError(
+                f'the contacts chatter at t = {t:.10g}: '
+                f'{CHATTER_TRANSITIONS} impacts or changes of contact mode '
+                f'since t = {self._times[0]:.10g} '
+                f'({format_state(self.problem.nm.q, q)}); the simulation '
+                f'up to this time is in the error\'s result.',
+                time=t, q=q, u=u, keeps_run=True)
 
     def _check_supported(self, t):
         """``ValueError`` where a closed contact meets what the closed
