@@ -580,8 +580,8 @@ def test_block_on_incline(incline, mu):
     for d in (1.0, -1.0):
         sol = solve_contact(G, a_free, PLANAR, [mu], {0: [d]})
         assert sol.modes == ('slide',)
-        assert math.isclose(sol.a[1], GRAVITY * (math.sin(a) - d * mu * math.cos(
-            a)), rel_tol=1e-12)
+        expected = GRAVITY * (math.sin(a) - d * mu * math.cos(a))
+        assert math.isclose(sol.a[1], expected, rel_tol=1e-12)
 
 
 def test_rod_resting_on_two_supports():
@@ -592,8 +592,8 @@ def test_rod_resting_on_two_supports():
     a_free = np.array([-GRAVITY, 0, -GRAVITY, 0])
     sol = solve_contact(G, a_free, TWO_PLANAR, [0.4, 0.4], {})
     W = m * GRAVITY
-    assert np.allclose(sol.lam[0::2], [W * x2 / (x2 - x1), -W * x1 / (x2 - x1)],
-                       rtol=1e-12)
+    assert np.allclose(sol.lam[0::2],
+                       [W * x2 / (x2 - x1), -W * x1 / (x2 - x1)], rtol=1e-12)
     assert np.allclose(sol.a, 0, atol=1e-12)
     assert sol.modes == ('stick', 'stick')
     # pushed along its axis by F: sticks while F < mu m g (the split of the
@@ -649,3 +649,23 @@ def test_painleve_rod_raises():
     # with mu = 1 it is solvable: lam_N = m g / (2.5 - 1.5)
     sol = solve_contact(G, a_free, PLANAR, [1.0], {0: [-1.0]})
     assert math.isclose(sol.lam[0], GRAVITY * m / 1.0, rel_tol=1e-12)
+    # beside a second contact that is fine (a particle resting on its own
+    # floor), only the rod's contact is named
+    G2 = np.zeros((4, 4))
+    G2[:2, :2], G2[2:, 2:] = np.eye(2), G
+    with pytest.raises(LCPError) as info:
+        solve_contact(G2, [-GRAVITY, 0, -GRAVITY, 0], TWO_PLANAR, [0.5, 2.0],
+                      {1: [-1.0]})
+    assert info.value.contacts == (1,)
+
+
+def test_tangent_without_effect():
+    # a tangent row that no impulse moves (G_tt = 0, G_tn = 0): the slip
+    # never changes, friction -mu P_n all through; at rest it holds with
+    # no tangential impulse
+    G = np.diag([2.0, 0.0])
+    sol = solve_impact(G, [-1.0, 0.5], PLANAR, [0.5], [0.4])
+    assert np.allclose(sol.P, [0.75, -0.3], atol=1e-15)
+    sol = solve_impact(G, [-1.0, 0.0], PLANAR, [0.5], [0.4])
+    assert np.allclose(sol.P, [0.75, 0.0], atol=1e-15)
+    assert sol.modes == ('stick',)

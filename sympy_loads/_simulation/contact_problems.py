@@ -162,12 +162,16 @@ def _restart_direction(G, mu):
     if len(Gtn) == 1:
         return np.sign(Gtn)
 
-    def excess(c):
-        return np.linalg.norm(np.linalg.solve(
-            c * np.eye(2) + mu * Gtt, Gtn)) - 1.0
+    def direction(c):
+        return np.linalg.solve(c * np.eye(2) + mu * Gtt, Gtn)
+
     high = np.linalg.norm(Gtn) + 1.0
-    c = brentq(excess, 0.0, high, xtol=1e-15 * high, rtol=1e-15)
-    s = np.linalg.solve(c * np.eye(2) + mu * Gtt, Gtn)
+    # c -> 0 gives |s| = |G_tt^-1 G_tn| / mu > 1 (or unbounded for a
+    # singular G_tt): start just above zero
+    low = 1e-12 * high
+    c = brentq(lambda c: np.linalg.norm(direction(c)) - 1.0, low, high,
+               xtol=1e-15 * high, rtol=4 * np.finfo(float).eps)
+    s = direction(c)
     return s / np.linalg.norm(s)
 
 
@@ -178,8 +182,12 @@ def _tangential_rate(G, vt, mu, tiny):
         return np.zeros(len(vt)), 'frictionless'
     slip = np.linalg.norm(vt)
     if slip <= tiny:
-        hold = -np.linalg.solve(G[1:, 1:], G[1:, 0])
-        if np.linalg.norm(hold) <= mu * (1 + 1e-12):
+        # the impulse ratio holding the slip at zero (least squares: G_tt
+        # may be singular, then holding is possible only if consistent)
+        hold = np.linalg.lstsq(G[1:, 1:], -G[1:, 0], rcond=None)[0]
+        held = np.linalg.norm(G[1:, 1:] @ hold + G[1:, 0]) <= 1e-12 * (
+            np.abs(G).max())
+        if held and np.linalg.norm(hold) <= mu * (1 + 1e-12):
             return hold, 'stick'
         return -mu * _restart_direction(G, mu), 'slide'
     s = vt / slip
@@ -371,8 +379,8 @@ def solve_impact(G, v_minus, layout, e, mu):
     expansion from those speeds with normal impulse ``e_j P_Nc_j +
     dP_j``, ``dP_j >= 0`` complementary to the final normal speed; in each
     phase Coulomb's law at the impulse level (stick, or slide against the
-    phase's final slip). The kinetic energy does not grow (proof in the
-    module's tests' docstring).
+    phase's final slip). The kinetic energy does not grow (the proof is in
+    :func:`_poisson_impact`).
 
     Parameters
     ==========
@@ -521,6 +529,16 @@ def _modes(G, v0, P, layout, mu, base, fixed, scale):
     return modes, directions
 
 
+def _suspects(G, layout, mu, fixed):
+    """The contacts to name when a phase has no solution: the sliding ones
+    whose friction drives them into the surface at least as fast as their
+    normal force drives them out (``G_NN - mu G_NT d <= 0``, Painleve's
+    condition), else all of them."""
+    named = tuple(j for j, (n, ts) in enumerate(layout) if j in fixed and ts
+                  and G[n, n] - mu[j] * G[n, list(ts)] @ fixed[j] <= 0)
+    return named or tuple(range(len(layout)))
+
+
 def _phase(G, v0, layout, mu, base, fixed=None):
     """One phase: the impulses ``P`` (per row) with the velocities ``v0 +
     G P`` complementary to them as in :func:`_phase_lcp`, spatial cones
@@ -530,7 +548,7 @@ def _phase(G, v0, layout, mu, base, fixed=None):
     try:
         w, x = lemke(M, q)
     except LCPError as err:
-        contacts = tuple(range(len(layout)))
+        contacts = _suspects(G, layout, mu, fixed)
         raise LCPError(f'contacts {contacts}: no solution of the contact '
                        f'problem ({err})', err.residual, contacts) from None
     P = P0 + B @ x
