@@ -100,6 +100,26 @@ def test_lemke_psd_plus_diagonal(n, rank, seed):
     assert enumerate_lcp(M, q)  # the oracle agrees a solution exists
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_lemke_degenerate_integer_problems(n, seed):
+    # small integer entries make ties in every ratio test; M = skew +
+    # nonnegative diagonal (+ a PSD part) is positive semidefinite, so
+    # copositive-plus: Lemke's method ends at a solution or on a ray, and a
+    # ray means the LCP is infeasible (Cottle, Pang, Stone, Section 4.4)
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-1, 2, size=(n, n)).astype(float)
+    B = rng.integers(-1, 2, size=(n, 2)).astype(float)
+    M = A - A.T + B @ B.T + np.diag(rng.integers(0, 2, size=n))
+    q = rng.integers(-1, 2, size=n).astype(float)
+    try:
+        w, z = lemke(M, q)
+    except LCPError:
+        assert not enumerate_lcp(M, q)
+    else:
+        check_solution(M, q, w, z, 1e-12)
+
+
 def test_lemke_trivial_and_degenerate():
     # q >= 0: z = 0 without a pivot
     w, z = lemke(np.eye(2), np.array([1.0, 0.0]))
