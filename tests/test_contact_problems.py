@@ -546,6 +546,28 @@ def test_several_contacts_never_create_energy(seed, tangents):
         assert np.linalg.norm(sol.P[list(ts)]) <= mu[j] * sol.P[n] + tol
 
 
+def test_different_restitution_would_create_energy():
+    # Poisson's law with e = (1, 0) at two coupled contacts: applied per
+    # contact it gives energy to the system (+2.09 here; Glocker's
+    # energetic consistency conditions fail for unequal coefficients), so
+    # the smallest coefficient of the loaded contacts is used for both
+    from sympy_loads._simulation.contact_problems import _two_phases
+    G = np.array([[20.0, -1, 4, 16], [-1, 24, 0, 8], [4, 0, 7, 9],
+                  [16, 8, 9, 24]])
+    v = np.array([-1.0, -2.0, -1.0, 0.0])
+    e, mu = np.array([1.0, 0.0]), np.array([1.0, 1.0])
+    _, P_each, _, _ = _two_phases(G, v, TWO_PLANAR, mu, e)
+    assert kinetic_change(G, v, P_each) > 2.0
+    sol = solve_impact(G, v, TWO_PLANAR, e, mu)
+    assert sol.restitution == (0.0, 0.0)
+    assert kinetic_change(G, v, sol.P) < 0
+    _, P_zero, _, _ = _two_phases(G, v, TWO_PLANAR, mu, np.zeros(2))
+    assert np.allclose(sol.P, P_zero, atol=1e-12)
+    # equal coefficients are kept as given
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], mu)
+    assert sol.restitution == (0.5, 0.5)
+
+
 def test_two_spheres_slide_on_the_disc():
     # two independent spheres (G block diagonal), slip directions between
     # the polygon's facets: Coulomb's disc exactly, P_t = -mu P_n s with

@@ -91,12 +91,17 @@ class ImpactSolution(NamedTuple):
         over the normal impulse (``('slide', 'stick')`` for slip that
         stops and sticks); several contacts, ``(compression mode,
         expansion mode)``.
+    restitution : tuple of float
+        Per contact, the coefficient of restitution applied: ``e`` as
+        given, except where several contacts with different coefficients
+        would have created energy (see :func:`_poisson_impact`).
     """
     P: np.ndarray
     v_plus: np.ndarray
     compression: np.ndarray
     modes: tuple
     phases: tuple
+    restitution: tuple = ()
 
 
 class ContactSolution(NamedTuple):
@@ -380,7 +385,8 @@ def solve_impact(G, v_minus, layout, e, mu):
     dP_j``, ``dP_j >= 0`` complementary to the final normal speed; in each
     phase Coulomb's law at the impulse level (stick, or slide against the
     phase's final slip). The kinetic energy does not grow (the proof is in
-    :func:`_poisson_impact`).
+    :func:`_poisson_impact`; where different coefficients at coupled
+    contacts would make it grow, the smallest of them is used for all).
 
     Parameters
     ==========
@@ -420,7 +426,7 @@ def solve_impact(G, v_minus, layout, e, mu):
         compression = np.zeros(len(v))
         compression[rows] = compression_j
         return ImpactSolution(P, v + G @ P, compression, (phases[-1],),
-                              (phases,))
+                              (phases,), (e[0],))
     return _poisson_impact(G, v, layout, e, mu)
 
 
@@ -639,6 +645,16 @@ def _refine_discs(G, v0, layout, mu, base, fixed, P, modes):
     return P
 
 
+def _two_phases(G, v, layout, mu, e):
+    """Compression, then expansion with base ``e_j P_Nc_j``:
+    ``(P_c, P, phases, final modes)``."""
+    k = len(layout)
+    Pc, modes_c, _ = _phase(G, v, layout, mu, np.zeros(k))
+    base = e * np.array([Pc[n] for n, ts in layout])
+    Pe, modes_e, _ = _phase(G, v + G @ Pc, layout, mu, base)
+    return Pc, Pc + Pe, tuple(zip(modes_c, modes_e)), modes_e
+
+
 def _poisson_impact(G, v, layout, e, mu):
     """Pfeiffer and Glocker's Poisson-type impact of several contacts
     [Pfeiffer1996]_ [Glocker2001]_: compression from ``v-`` with base
@@ -647,24 +663,29 @@ def _poisson_impact(G, v, layout, e, mu):
     the impulse level on the phase's final slip; planar cones exact,
     spatial ones refined to the disc).
 
-    With ``v_c = v- + G P_c`` and ``P_e`` the expansion's impulse, the
-    change of kinetic energy is ``(1 + e) P_c . v_c - (1 - e^2)/2 P_c G P_c
-    + (P_Te - e P_Tc) . v_T+ - D G D / 2`` (``D = P_e - e P_c``, one ``e``
-    for brevity, the same per contact); the first term is ``<= 0`` by the
+    With one coefficient ``e`` for all contacts, ``v_c = v- + G P_c`` and
+    ``P_e`` the expansion's impulse, the change of kinetic energy is
+    ``(1 + e) P_c . v_c - (1 - e^2)/2 P_c G P_c + (P_Te - e P_Tc) . v_T+ -
+    D G D / 2`` (``D = P_e - e P_c``): the first term is ``<= 0`` by the
     compression's complementarity, and the third is ``<= 0`` because
     ``|P_Tc| <= mu P_Nc``, ``P_Ne >= e P_Nc`` and ``P_Te . v_T+ = -mu
-    P_Ne |v_T+|``: the impact never creates energy (for ``G``
-    symmetric positive semidefinite)."""
-    k = len(layout)
-    Pc, modes_c, _ = _phase(G, v, layout, mu, np.zeros(k))
-    base = e * np.array([Pc[n] for n, ts in layout])
-    Pe, modes_e, _ = _phase(G, v + G @ Pc, layout, mu, base)
-    P = Pc + Pe
+    P_Ne |v_T+|``, so the impact never creates energy (``G`` symmetric
+    positive semidefinite). With coefficients that differ between
+    coupled contacts it can (Glocker's energetic consistency conditions
+    for Poisson-type laws are then not met): where the result would
+    create energy, the expansion is recomputed with the smallest
+    coefficient of the contacts loaded in compression, for all of them.
+    ``ImpactSolution.restitution`` says which coefficients were used."""
+    Pc, P, phases, modes_e = _two_phases(G, v, layout, mu, e)
+    loaded = [j for j, (n, ts) in enumerate(layout) if Pc[n] > 0]
+    gain = 0.5 * P @ (2 * v + G @ P)
+    if loaded and gain > 1e-12 * (P @ G @ P) and np.ptp(e[loaded]) > 0:
+        e = np.full(len(layout), e[loaded].min())
+        Pc, P, phases, modes_e = _two_phases(G, v, layout, mu, e)
     modes = tuple('open' if not P[n] else mode if layout[j][1] and mu[j] > 0
                   else 'frictionless' for j, ((n, ts), mode)
                   in enumerate(zip(layout, modes_e)))
-    phases = tuple((a, b) for a, b in zip(modes_c, modes_e))
-    return ImpactSolution(P, v + G @ P, Pc, modes, phases)
+    return ImpactSolution(P, v + G @ P, Pc, modes, phases, tuple(e))
 
 
 def solve_contact(G, a_free, layout, mu, sliding):
