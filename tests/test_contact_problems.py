@@ -461,6 +461,27 @@ def test_block_lands_flat_sliding():
     assert sol.phases == (('slide', 'slide'), ('slide', 'slide'))
 
 
+def test_struck_contact_beside_resting_one():
+    # the slip-reversal impact of the rod beside a resting contact that it
+    # does not load (G block diagonal: the second contact's normal speed
+    # stays 0): Stronge's law as for the contact alone, not the two-phase
+    # law (which differs here, see test_slip_reverses_during_impact)
+    G = np.zeros((4, 4))
+    G[:2, :2], G[2:, 2:] = ROD_G, np.eye(2)
+    v = np.array([-1.0, 0.1, 0.0, 0.3])
+    alone = solve_impact(ROD_G, v[:2], PLANAR, [0.5], [0.3])
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], [0.3, 0.3])
+    assert np.allclose(sol.P[:2], alone.P, atol=1e-15)
+    assert np.array_equal(sol.P[2:], [0, 0])
+    assert sol.phases == (('slide', 'slide'), ('open',))
+    # coupled so that the struck contact's impulse presses the resting one
+    # (G_n2,n1 < 0): both are loaded, by the two-phase law
+    G[0, 2] = G[2, 0] = -0.5
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], [0.3, 0.3])
+    assert sol.P[2] > 0 and len(sol.phases[1]) == 2
+    assert kinetic_change(G, v, sol.P) < 0
+
+
 def phase_by_enumeration(G, v0, mu, base):
     """Every solution of one phase for planar contacts (rows n, t per
     contact) by trying every pattern: normal impulse at its base or the
@@ -507,7 +528,7 @@ def test_several_planar_contacts_match_enumeration(seed, k):
     G = random_delassus(rng, 2 * k)
     v = rng.normal(size=2 * k)
     v[0::2] = np.minimum(v[0::2], 0)                  # struck or resting
-    v[0] = -abs(v[0]) - 0.1
+    v[0:4:2] = -np.abs(v[0:4:2]) - 0.1                # two of them struck
     e, mu = rng.uniform(0, 1, k), rng.uniform(0, 1, k)
     layout = [(2 * j, (2 * j + 1,)) for j in range(k)]
     compression = phase_by_enumeration(G, v, mu, np.zeros(k))

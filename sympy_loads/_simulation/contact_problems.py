@@ -150,6 +150,7 @@ class _Course:
         self.compression = None
         self.done = False
         self.phases = []
+        self.path = [self.P.copy()]
 
     def note(self, mode, fresh):
         """Record the mode of the next segment: a new phase where the
@@ -240,6 +241,7 @@ def _advance_linear(course, G, rate, e, tiny):
     h = max(h, 0.0)
     course.W += course.v[0] * h + 0.5 * g[0] * h * h
     course.P += h * np.concatenate([[1.0], rate])
+    course.path.append(course.P.copy())
     course.v += h * g
     _settle(course, event, e, tiny)
 
@@ -294,6 +296,7 @@ def _advance_ode(course, G, mu, e, tiny):
                         rtol=1e-12, atol=1e-14 * (np.abs(y0).max() + span),
                         events=events)
         start, y0 = sol.t[-1], sol.y[:, -1]
+        course.path.extend(np.column_stack([sol.t, sol.y[:-1].T]))
         if sol.status == 1:
             break
     else:
@@ -310,10 +313,11 @@ def _advance_ode(course, G, mu, e, tiny):
 
 def _one_contact(G, v, e, mu):
     """Stronge's energetic impact of one contact (rows [n, t...]):
-    ``(P, compression, phases)``."""
+    ``(P, compression, phases, path)``, ``path`` the impulses at the
+    segments' ends (and the ODE's steps)."""
     course = _Course(v)
     if v[0] >= 0:
-        return course.P, course.P.copy(), ('open',)
+        return course.P, course.P.copy(), ('open',), np.array(course.path)
     tiny = SLIP_TOL * np.abs(v).max()
     for _ in range(MAX_SEGMENTS):
         rate, mode = _tangential_rate(G, course.v[1:], mu, tiny)
@@ -324,7 +328,8 @@ def _one_contact(G, v, e, mu):
         else:
             _advance_linear(course, G, rate, e, tiny)
         if course.done:
-            return course.P, course.compression, tuple(course.phases)
+            return (course.P, course.compression, tuple(course.phases),
+                    np.array(course.path))
     raise LCPError(f'solve_impact: more than {MAX_SEGMENTS} changes of slip '
                    f'in one impact at contact 0', abs(course.v[0]), (0,))
 
@@ -378,7 +383,11 @@ def solve_impact(G, v_minus, layout, e, mu):
     is never created: the friction's work ``int v_t . dP_t`` is never
     positive.
 
-    Several contacts: Pfeiffer and Glocker's Poisson-type impact as two
+    Several contacts, one of them struck (``v_n < 0``), the others
+    resting: Stronge's impact of the struck contact alone where the others
+    stay unloaded (their normal speeds stay ``>= 0`` all through it), so
+    that listing a resting contact that lifts off changes nothing.
+    Otherwise: Pfeiffer and Glocker's Poisson-type impact as two
     LCPs [Pfeiffer1996]_ (see :func:`_phase`): compression (normal
     speeds after it ``>= 0``, complementary to the normal impulses), then
     expansion from those speeds with normal impulse ``e_j P_Nc_j +
@@ -417,17 +426,35 @@ def solve_impact(G, v_minus, layout, e, mu):
         For inconsistent shapes or negative coefficients.
     """
     G, v, layout, e, mu = _check(G, v_minus, layout, e, mu, 'solve_impact')
-    P = np.zeros(len(v))
-    if len(layout) == 1:
-        rows = [layout[0][0], *layout[0][1]]
-        Pj, compression_j, phases = _one_contact(
-            G[np.ix_(rows, rows)], v[rows], e[0], mu[0])
-        P[rows] = Pj
-        compression = np.zeros(len(v))
-        compression[rows] = compression_j
-        return ImpactSolution(P, v + G @ P, compression, (phases[-1],),
-                              (phases,), (e[0],))
+    tiny = SLIP_TOL * (np.abs(v).max() + 1e-300)
+    struck = [j for j, (n, ts) in enumerate(layout) if v[n] < -tiny]
+    if len(layout) == 1 or len(struck) == 1:
+        sol = _stronge(G, v, layout, e, mu, struck[0] if struck else 0, tiny)
+        if sol is not None:
+            return sol
     return _poisson_impact(G, v, layout, e, mu)
+
+
+def _stronge(G, v, layout, e, mu, j, tiny):
+    """Stronge's impact of contact ``j`` alone (:func:`_one_contact`), or
+    None where another contact of ``layout`` would be pressed into its
+    surface on the way (its normal speed below ``-tiny`` at a vertex of
+    the impulse's path)."""
+    rows = [layout[j][0], *layout[j][1]]
+    Pj, compression_j, phases, path = _one_contact(
+        G[np.ix_(rows, rows)], v[rows], e[j], mu[j])
+    others = [n for i, (n, ts) in enumerate(layout) if i != j]
+    if others and (v[others, None] + G[np.ix_(others, rows)] @ path.T
+                   ).min() < -tiny:
+        return None
+    P, compression = np.zeros(len(v)), np.zeros(len(v))
+    P[rows], compression[rows] = Pj, compression_j
+    modes = tuple(phases[-1] if i == j else 'open' for i in range(len(
+        layout)))
+    phases = tuple(phases if i == j else ('open',) for i in range(len(
+        layout)))
+    return ImpactSolution(P, v + G @ P, compression, modes, phases,
+                          tuple(e))
 
 
 # ---------------------------------------------------------------------------
