@@ -732,3 +732,19 @@ def test_tangent_without_effect():
     sol = solve_impact(G, [-1.0, 0.0], PLANAR, [0.5], [0.4])
     assert np.allclose(sol.P, [0.75, 0.0], atol=1e-15)
     assert sol.modes == ('stick',)
+
+
+def test_arguments_are_checked():
+    with pytest.raises(ValueError, match='G must be 2 x 2'):
+        solve_impact(np.eye(3), [-1.0, 0], PLANAR, 0.5, 0.3)
+    with pytest.raises(ValueError, match=r'e must be finite, >= 0 and <= 1'):
+        solve_impact(ROD_G, ROD_V, PLANAR, [1.5], [0.3])
+    with pytest.raises(ValueError, match='mu must be finite, >= 0'):
+        solve_contact(ROD_G, ROD_V, PLANAR, [-0.1], {})
+    with pytest.raises(ValueError, match=r'layout\[0\]'):
+        solve_impact(ROD_G, ROD_V, [(0, (1, 2))], 0.5, 0.3)
+    with pytest.raises(ValueError, match=r'sliding\[0\] must be a unit'):
+        solve_contact(ROD_G, ROD_V, PLANAR, [0.3], {0: [0.5]})
+    # nothing to solve
+    assert solve_impact(np.zeros((0, 0)), [], [], [], []).P.shape == (0,)
+    assert solve_contact(np.zeros((0, 0)), [], [], [], {}).modes == ()

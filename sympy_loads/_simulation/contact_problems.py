@@ -354,9 +354,11 @@ def _check(G, v, layout, e_or_mu, mu, name):
     arrays = []
     for label, x in zip(('e', 'mu'), (e_or_mu, mu)):
         x = np.broadcast_to(np.array(x, dtype=float), (k,)).copy()
-        if not np.isfinite(x).all() or (x < 0).any():
-            raise ValueError(f'{name}: {label} must be finite and >= 0 per '
-                             f'contact, got {x}')
+        if not np.isfinite(x).all() or (x < 0).any() or (
+                label == 'e' and (x > 1).any()):
+            bound = ' and <= 1' if label == 'e' else ''
+            raise ValueError(f'{name}: {label} must be finite, >= 0{bound} '
+                             f'per contact, got {x}')
         arrays.append(x)
     return G, v, layout, arrays[0], arrays[1]
 
@@ -423,9 +425,13 @@ def solve_impact(G, v_minus, layout, e, mu):
         Where the impact problem has no solution found (naming the
         contacts and the residual reached).
     ValueError
-        For inconsistent shapes or negative coefficients.
+        For inconsistent shapes, a layout row out of range, ``e`` outside
+        ``[0, 1]`` or a negative ``mu``.
     """
     G, v, layout, e, mu = _check(G, v_minus, layout, e, mu, 'solve_impact')
+    if not layout:
+        return ImpactSolution(np.zeros(len(v)), v.copy(), np.zeros(len(v)),
+                              (), (), ())
     tiny = SLIP_TOL * (np.abs(v).max() + 1e-300)
     struck = [j for j, (n, ts) in enumerate(layout) if v[n] < -tiny]
     if len(layout) == 1 or len(struck) == 1:
@@ -454,7 +460,7 @@ def _stronge(G, v, layout, e, mu, j, tiny):
     phases = tuple(phases if i == j else ('open',) for i in range(len(
         layout)))
     return ImpactSolution(P, v + G @ P, compression, modes, phases,
-                          tuple(e))
+                          tuple(float(x) for x in e))
 
 
 # ---------------------------------------------------------------------------
@@ -712,7 +718,8 @@ def _poisson_impact(G, v, layout, e, mu):
     modes = tuple('open' if not P[n] else mode if layout[j][1] and mu[j] > 0
                   else 'frictionless' for j, ((n, ts), mode)
                   in enumerate(zip(layout, modes_e)))
-    return ImpactSolution(P, v + G @ P, Pc, modes, phases, tuple(e))
+    return ImpactSolution(P, v + G @ P, Pc, modes, phases,
+                          tuple(float(x) for x in e))
 
 
 def solve_contact(G, a_free, layout, mu, sliding):
@@ -771,6 +778,8 @@ def solve_contact(G, a_free, layout, mu, sliding):
                              f'vector with one entry per tangent row of '
                              f'contact {j}, got {d}')
         sliding[j] = d
+    if not layout:
+        return ContactSolution(np.zeros(len(a)), a.copy(), (), ())
     lam, modes, directions = _phase(G, a, layout, mu, np.zeros(len(layout)),
                                     sliding)
     return ContactSolution(lam, a + G @ lam, modes, directions)
