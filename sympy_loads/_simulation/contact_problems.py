@@ -15,9 +15,12 @@ are the same directions (then the kinetic energy changes by
     normal impulse [Stronge2000]_, so that slip that stops, sticks or
     reverses during the impact is followed, and energy is never created
     (Newton's kinematic coefficient creates it in Kane's example
-    [Kane1985]_). Several contacts: Pfeiffer and Glocker's Poisson-type
-    impact in two phases, compression then expansion, each a linear
-    complementarity problem [Pfeiffer1996]_ [Glocker2001]_.
+    [Kane1985]_); also one struck contact beside closed ones that it
+    leaves unloaded. Several loaded contacts: Pfeiffer and Glocker's
+    Poisson-type impact in two phases, compression then expansion, each a
+    linear complementarity problem [Pfeiffer1996]_ [Glocker2001]_, with
+    Coulomb's law exact for planar contacts and on the disc for spatial
+    ones.
 :func:`solve_contact`
     the forces and accelerations of closed contacts (normal
     complementarity, sticking or sliding friction) [Pfeiffer1996]_.
@@ -87,10 +90,11 @@ class ImpactSolution(NamedTuple):
         ``'stick'``, ``'slide'``, ``'frictionless'`` (no tangent row or
         ``mu = 0``) or ``'open'`` (no impulse).
     phases : tuple of tuple of str
-        Per contact, the modes in order: one contact, each change of mode
-        over the normal impulse (``('slide', 'stick')`` for slip that
-        stops and sticks); several contacts, ``(compression mode,
-        expansion mode)``.
+        Per contact, the modes in order: by Stronge's law (one loaded
+        contact), each change of mode over the normal impulse (``('slide',
+        'stick')`` for slip that stops and sticks, ``('slide', 'slide')``
+        for slip that reverses; ``('open',)`` for the unloaded ones); by
+        the two-phase law, ``(compression mode, expansion mode)``.
     restitution : tuple of float
         Per contact, the coefficient of restitution applied: ``e`` as
         given, except where several contacts with different coefficients
@@ -410,8 +414,8 @@ def solve_impact(G, v_minus, layout, e, mu):
         Per contact, its normal row and tangent rows (0, 1 or 2).
     e, mu : float or array_like, shape (k,)
         Per contact, the coefficient of restitution (Stronge's energetic
-        coefficient for one contact, Poisson's for several) and of
-        friction.
+        coefficient where one contact is loaded, Poisson's for several) and
+        of friction.
 
     Returns
     =======
