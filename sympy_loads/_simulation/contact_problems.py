@@ -759,6 +759,16 @@ def solve_contact(G, a_free, layout, mu, sliding):
 
     ContactSolution
 
+    Notes
+    =====
+
+    Where the problem has several solutions (redundant contacts share a
+    force in any proportion, e.g. the friction of two supports of one
+    body; Painleve's indeterminate case, a sliding contact with ``G_NN -
+    mu G_NT d < 0`` that the free acceleration lifts), the one Lemke's
+    method reaches is returned: with nothing pressing (``q >= 0``) that is
+    all contacts open.
+
     Raises
     ======
 
