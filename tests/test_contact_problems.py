@@ -709,6 +709,10 @@ def test_painleve_rod_raises():
         solve_contact(G, a_free, PLANAR, [2.0], {0: [-1.0]})
     assert info.value.contacts == (0,)
     assert info.value.residual > 0
+    # lifted instead (a_N free > 0): indeterminate (open, or a force that
+    # pulls it down faster); the open solution is the one returned
+    sol = solve_contact(G, [1.0, 0.0], PLANAR, [2.0], {0: [-1.0]})
+    assert sol.modes == ('open',) and sol.lam[0] == 0
     # with mu = 1 it is solvable: lam_N = m g / (2.5 - 1.5)
     sol = solve_contact(G, a_free, PLANAR, [1.0], {0: [-1.0]})
     assert math.isclose(sol.lam[0], GRAVITY * m / 1.0, rel_tol=1e-12)
