@@ -29,7 +29,8 @@ stepping (:func:`.integrators.integrate`, the right-hand side in Python):
 * a sliding contact's slip speed (along its slip direction) reaching zero:
   it sticks or slides back;
 * an open contact's gap reaching zero: an impact with every closed contact
-  in the layout (:func:`.contact_problems.solve_impact`).
+  in the layout (:meth:`.impacts.ImpactEngine.frictional_jump`, which
+  solves it with :func:`.contact_problems.solve_impact`).
 
 At each event the contacts that touch their planes without approaching
 them are decided together by :func:`.contact_problems.solve_contact` (the
@@ -55,7 +56,7 @@ import collections
 import numpy as np
 
 from .._errors import SimulationError
-from .contact_problems import solve_contact, solve_impact
+from .contact_problems import solve_contact
 from .integrators import integrate
 from .lcp import LCPError
 from .problem import format_state
@@ -433,28 +434,15 @@ class LastingContacts:
                     # restitution, and the two would rock on at the
                     # round-off level of the gaps)
                     e[:] = 0.0
-        rows, layout = self.layout(layout_contacts, state)
-        A, G = self.delassus(t, q, u, state, rows)
-        v_minus = np.column_stack([state.vn, state.vt]).reshape(-1)[rows]
-        try:
-            solution = solve_impact(G, v_minus, layout, e,
-                                    state.mu[layout_contacts])
-        except LCPError as error:
-            raise self._unresolvable(t, q, u, layout_contacts, error,
-                                     'impact') from None
-        P = np.asarray(solution.P, dtype=float)
-        u_new = u + A @ P
+        u_new, P, tangential = engine.frictional_jump(t, q, u,
+                                                      layout_contacts, e)
         after = engine.contact_state(t, q, u_new)
-        for (normal, tangents), j in zip(layout, layout_contacts):
-            if P[normal] == 0.0 and not np.any(P[list(tangents)]):
-                continue
-            tangential = np.zeros(2)
-            tangential[self._tangents(j, state.mu[j])] = P[list(tangents)]
+        for n, j in enumerate(layout_contacts):
+            if P[n] == 0.0 and not any(tangential[n][0]):
+                continue            # a resting contact that took nothing
             engine.records.append((
                 float(t), j, float(state.vn[j]), float(after.vn[j]),
-                float(P[normal]), tuple(u), tuple(u_new),
-                tuple(tangential.tolist()), tuple(state.vt[j].tolist()),
-                tuple(after.vt[j].tolist())))
+                float(P[n]), tuple(u), tuple(u_new)) + tangential[n])
             engine.count[j] += 1
             engine.largest[j] = max(engine.largest[j], -state.vn[j])
         return u_new
