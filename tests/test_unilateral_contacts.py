@@ -515,3 +515,24 @@ def test_rough_rod_rocks_down_onto_both_ends_without_gaining_energy(mu):
         assert interval.normal_force[-1] == pytest.approx(m * G / 2,
                                                           rel=1e-9)
     assert np.abs(res.u[-1]).max() < 1e-9
+
+
+def test_contact_whose_speed_has_a_specified_input_is_refused_at_rest():
+    """A ball whose vertical speed is v + s(t) with s a specified input:
+    resting on the floor, its contact would need ds/dt, which the engine
+    does not have; a ValueError names the contact and the input's role,
+    for a constant input and for a function alike."""
+    y, v, s = me.dynamicsymbols('y v s')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', y * N.y)
+    P.set_vel(N, (v + s) * N.y)
+    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v - s])
+    kane.kanes_equations([me.Particle('ball', P, 1.0)], [(P, -G * N.y)])
+    floor = Impact(P, O, N.y, N, restitution=0.5, name='floor')
+    for input_ in (0.0, lambda t: 0.0):
+        with pytest.raises(ValueError, match=r"'floor' \(impacts\[0\]\) "
+                           r"comes to rest at t = 0.*specified input"):
+            simulate(kane, (0, 1), {y: 0.0, v: 0.0}, {}, impacts=[floor],
+                     specified={s: input_})

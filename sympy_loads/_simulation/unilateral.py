@@ -406,8 +406,9 @@ class LastingContacts:
                 raise ValueError(
                     f'the contact {name} comes to rest at t = {t:.10g}, '
                     f'but its normal or slip speed depends on a specified '
-                    f'input, whose rate a closed contact needs; give the '
-                    f'plane\'s motion as an expression of time (e.g. '
+                    f'input (simulate()\'s specified=), whose rate a closed '
+                    f'contact needs and which is not known; write that '
+                    f'motion as an expression of time in the model (e.g. a '
                     f'plane_point located by A*sin(w*t)) instead.')
 
     def _speed_floor(self):
