@@ -536,3 +536,23 @@ def test_contact_whose_speed_has_a_specified_input_is_refused_at_rest():
                            r"comes to rest at t = 0.*specified input"):
             simulate(kane, (0, 1), {y: 0.0, v: 0.0}, {}, impacts=[floor],
                      specified={s: input_})
+
+
+def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
+    """The guard against modes that chatter (so many transitions in so
+    short a time that the run would not end): with the limit lowered to
+    four transitions within the whole span, the rough rod's run (more
+    than four) stops with a SimulationError that keeps its samples."""
+    from sympy_loads._simulation import unilateral
+    monkeypatch.setattr(unilateral, 'CHATTER_TRANSITIONS', 4)
+    monkeypatch.setattr(unilateral, 'CHATTER_WINDOW', 1.0)
+    th0 = math.radians(30)
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, 0.2)
+    with pytest.raises(SimulationError, match='chatter') as info:
+        simulate(kane, (0, 1.0), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
+                                  th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                 impacts=ends)
+    error = info.value
+    assert error.keeps_run and 0 < error.time < 1.0
+    assert error.result.t[-1] == pytest.approx(error.time)
+    assert error.result.contacts[0].name == 'A'
