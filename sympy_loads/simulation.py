@@ -694,8 +694,8 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         resolved). A contact that comes to rest (its impacts accumulate,
         or it rests on its plane while pressed) closes: its gap is held
         at zero by a normal force, with Coulomb friction, until that force
-        vanishes (``result.contacts``; the closed phases are integrated in
-        Python, not joint friction). Needs a forward ``t_span`` and a
+        vanishes (``result.contacts``; the closed phases run in Python and
+        do not support joint friction). Needs a forward ``t_span`` and a
         ``solve_ivp`` method (not ``'odeint'``). See ``result.impacts``,
         ``result.contacts`` and the tutorial "Rigid impacts".
 
