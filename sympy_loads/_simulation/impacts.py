@@ -703,17 +703,16 @@ class ImpactEngine:
         return ''
 
     def _accumulated(self, t, q, u, i, reason):
+        """The :class:`SimulationError` (the run kept) of an impact that
+        cannot go on: past :data:`MAX_IMPACTS`, or without an impulse."""
         impact = self.impacts[i]
         error = SimulationError(
-            f'the impacts accumulate at t = {t:.10g}: {impact.name!r} '
+            f'the impacts stop at t = {t:.10g}: {impact.name!r} '
             f'(impacts[{i}]) has struck {int(self.count[i])} '
             f'time{"s" if self.count[i] != 1 else ""} '
-            f'({len(self.records)} impacts in all) and {reason}. The '
-            f'contact is coming to rest, which rigid impacts do not model; '
-            f'the simulation up to this time is in the error\'s result. '
-            f'Use HuntCrossleyContact for a lasting contact, or end the '
-            f'simulation before this time.', time=t, q=q, u=u,
-            keeps_run=True)
+            f'({len(self.records)} impacts in all) and {reason}; the '
+            f'simulation up to this time is in the error\'s result.',
+            time=t, q=q, u=u, keeps_run=True)
         return error
 
     def _pressing(self, t, q, u, i, span):
