@@ -26,7 +26,21 @@ extensions = [
     'matplotlib.sphinxext.plot_directive',
     # [source] links on the API pages, to the package's code
     'sphinx.ext.viewcode',
+    # a copy button on every code block, which leaves out the prompts and
+    # the printed output: what it copies runs when pasted into Python
+    'sphinx_copybutton',
 ]
+
+# ">>> " and "... " (Python's prompts) are taken off the lines that carry
+# them and every other line of such a block (what Python prints) is left
+# out; a block without prompts (a shell command, a script) is copied
+# whole. Sketches, formulas and printed output are ``text`` blocks and get
+# no button (tests/test_docs_pages.py checks all of this on every page).
+copybutton_prompt_text = r'>>> |\.\.\. '
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True
+copybutton_selector = 'div:not(.highlight-text) > div.highlight pre'
 
 # SymPy-style docstrings: NumPy-style sections underlined with "=====", plus
 # SymPy's "Explanation" section, parsed by napoleon.

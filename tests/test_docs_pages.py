@@ -2,8 +2,16 @@
 in the gallery (with its picture made at build time) and in the API
 reference, and every public name is in the API overview."""
 
+import contextlib
+import importlib
 import importlib.util
+import io
 import pathlib
+import re
+import shlex
+import subprocess
+import textwrap
+
 import pytest
 
 import sympy_loads
@@ -40,3 +48,181 @@ def test_every_public_name_is_in_the_api_overview(conf):
     for name in sympy_loads.__all__:
         assert f'`~sympy_loads.{name}`' in table, name
     assert '\nOther\n' not in table, 'a public module is not in _API_GROUPS'
+
+
+# ---------------------------------------------------------------------------
+# Copying code from the pages (issue 39): the copy button strips the
+# prompts, and every block it is offered on runs as pasted.
+
+RST_PAGES = sorted(DOCS.glob('*.rst')) + sorted(DOCS.glob('tutorials/*.rst'))
+# languages whose blocks the copy button is not offered on (conf.py's
+# copybutton_selector): sketches, formulas and printed output
+NOT_COPYABLE = {'text', 'none'}
+SHELL = {'bash', 'sh', 'shell', 'console'}
+_DIRECTIVE = re.compile(r'^(\s*)\.\. ([\w-]+)::\s*(.*)$')
+
+
+def _indented_body(lines, start, indent):
+    """The lines after ``start`` that are blank or indented more than
+    ``indent``, options (``:name: value``) and trailing blanks removed,
+    dedented."""
+    body, i = [], start
+    while i < len(lines) and (not lines[i].strip()
+                              or len(lines[i]) - len(lines[i].lstrip())
+                              > indent):
+        body.append(lines[i])
+        i += 1
+    options, option_indent = {}, None
+    while body and (not body[0].strip()
+                    or re.match(r'\s*:[\w-]+:', body[0])
+                    or (option_indent is not None and len(body[0])
+                        - len(body[0].lstrip()) > option_indent)):
+        line = body.pop(0)
+        match = re.match(r'(\s*):([\w-]+):\s*(.*)', line)
+        if match:
+            option_indent = len(match.group(1))
+            options[match.group(2)] = match.group(3).strip()
+        elif not line.strip():
+            option_indent = None
+    text = textwrap.dedent('\n'.join(body)).strip('\n')
+    return text, options, i
+
+
+def code_blocks(path):
+    """``(line, language, text)`` of every literal block of the page that
+    is shown as code: ``code-block``/``code``/``sourcecode`` (their
+    language), ``doctest`` and ``testcode`` (Python), ``plot`` with its
+    source shown, paragraphs ending in ``::`` (the default language,
+    Python) and bare ``>>>`` paragraphs (doctest blocks)."""
+    lines = path.read_text(encoding='utf-8').splitlines()
+    blocks, i = [], 0
+    while i < len(lines):
+        line = lines[i]
+        match = _DIRECTIVE.match(line)
+        indent = len(line) - len(line.lstrip())
+        if match and match.group(2) in ('code-block', 'code', 'sourcecode',
+                                        'doctest', 'testcode', 'plot'):
+            text, options, end = _indented_body(lines, i + 1, indent)
+            kind = match.group(2)
+            language = (match.group(3).strip() or 'python'
+                        if kind in ('code-block', 'code', 'sourcecode')
+                        else 'python')
+            shown = not (kind == 'plot' and options.get(
+                'include-source', 'true').lower() in ('false', 'no', '0'))
+            if shown and text:
+                blocks.append((i + 1, language, text))
+            i = end
+            continue
+        if match:
+            # any other directive: its body is not a literal block
+            i = _indented_body(lines, i + 1, indent)[2]
+            continue
+        if line.rstrip().endswith('::') and not line.lstrip().startswith(
+                '..'):
+            text, _, end = _indented_body(lines, i + 1, indent)
+            blocks.append((i + 1, 'python', text))
+            i = end
+            continue
+        if line.lstrip().startswith('>>> ') and indent == 0:
+            start = i
+            while i < len(lines) and lines[i].strip():
+                i += 1
+            blocks.append((start + 1, 'python',
+                           '\n'.join(lines[start:i])))
+            continue
+        i += 1
+    return blocks
+
+
+def _copied(conf, text):
+    """What the copy button puts on the clipboard for ``text``
+    (sphinx-copybutton's rule: with a prompt in the block and
+    ``copybutton_only_copy_prompt_lines``, the lines that start with a
+    prompt, without it, and the empty lines; otherwise the whole
+    block)."""
+    prompt = conf.copybutton_prompt_text
+    if not conf.copybutton_prompt_is_regexp:
+        prompt = re.escape(prompt)
+    prompt = re.compile(prompt)
+    lines = text.splitlines()
+    if not any(prompt.match(line) for line in lines):
+        return text
+    kept = [line for line in lines if prompt.match(line) or not line.strip()
+            or not conf.copybutton_only_copy_prompt_lines]
+    return '\n'.join(prompt.sub('', line, count=1)
+                     for line in kept).strip('\n')
+
+
+def test_copy_button_strips_the_python_prompts(conf):
+    assert 'sphinx_copybutton' in conf.extensions
+    assert conf.copybutton_prompt_is_regexp
+    prompt = re.compile(conf.copybutton_prompt_text)
+    for line, code in [('>>> x = 1', 'x = 1'), ('... y = 2', 'y = 2')]:
+        match = prompt.match(line)
+        assert match and line[match.end():] == code
+    # output lines (not prompts) are not copied
+    assert conf.copybutton_only_copy_prompt_lines
+    assert prompt.match('1.0') is None and prompt.match('...') is None
+    assert _copied(conf, '>>> a = 1\n>>> a\n1\n>>> for i in [a]:\n'
+                         '...     b = i\n') == (
+        'a = 1\na\nfor i in [a]:\n    b = i')
+    # sketches and printed output carry no copy button
+    assert ':not(.highlight-text)' in conf.copybutton_selector
+    # the extension is in the docs extra
+    pyproject = (DOCS.parent / 'pyproject.toml').read_text()
+    docs_extra = re.search(r'^docs = \[(.*?)\]\n', pyproject,
+                           re.MULTILINE | re.DOTALL).group(1)
+    assert '"sphinx-copybutton' in docs_extra
+
+
+def test_the_page_parser_finds_every_kind_of_block():
+    page = DOCS / 'tutorials' / 'closed_loop_simulation.rst'
+    languages = {language for _, language, _ in code_blocks(page)}
+    assert 'python' in languages
+    assert len(code_blocks(page)) >= 5
+
+
+def _example_help(name):
+    module = importlib.import_module(f'sympy_loads.examples.{name}')
+    output = io.StringIO()
+    with contextlib.redirect_stdout(output), pytest.raises(SystemExit):
+        module.main(['--help'])
+    return output.getvalue()
+
+
+def _check_shell(text, where):
+    check = subprocess.run(['bash', '-n'], input=text, text=True,
+                           capture_output=True)
+    assert check.returncode == 0, f'{where}: {check.stderr}'
+    for command in text.splitlines():
+        command = command.split('#')[0].strip()
+        assert not command.startswith('$'), f'{where}: a shell prompt'
+        words = shlex.split(command)
+        if words[:2] == ['python', '-m'] and words[2].startswith(
+                'sympy_loads.examples.'):
+            name = words[2].rsplit('.', 1)[1]
+            options = _example_help(name)
+            for word in words[3:]:
+                assert not word.startswith('['), f'{where}: {command}'
+                if word.startswith('--'):
+                    assert word.split('=')[0] in options, (
+                        f'{where}: {name} has no option {word}')
+
+
+@pytest.mark.parametrize('page', RST_PAGES,
+                         ids=[str(p.relative_to(DOCS)) for p in RST_PAGES])
+def test_every_copyable_block_runs_as_pasted(page, conf):
+    """Python blocks compile as the copy button copies them (doctests run
+    with ``sphinx -b doctest``; here the copied text itself must be valid
+    Python); shell blocks are valid shell and name only options the
+    example has; anything else is marked ``text`` (no copy button)."""
+    for line, language, text in code_blocks(page):
+        where = f'{page.relative_to(DOCS)}:{line}'
+        if language in NOT_COPYABLE:
+            continue
+        if language in SHELL:
+            _check_shell(text, where)
+            continue
+        assert language in ('python', 'python3', 'pycon'), (
+            f'{where}: a {language!r} block: mark it text or shell')
+        compile(_copied(conf, text), where, 'exec')
