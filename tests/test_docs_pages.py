@@ -226,3 +226,62 @@ def test_every_copyable_block_runs_as_pasted(page, conf):
         assert language in ('python', 'python3', 'pycon'), (
             f'{where}: a {language!r} block: mark it text or shell')
         compile(_copied(conf, text), where, 'exec')
+
+
+# ---------------------------------------------------------------------------
+# The examples' code on the pages (issue 39)
+
+def _gallery_sections():
+    """``{example name: its section of gallery.rst}``, by the section's
+    ``python -m sympy_loads.examples.<name>`` line."""
+    text = (DOCS / 'gallery.rst').read_text()
+    parts = re.split(r'\n(?=[^\n]+\n-{3,}\n)', text)
+    sections = {}
+    for part in parts:
+        found = re.search(r'python -m sympy_loads\.examples\.(\w+)', part)
+        if found and re.match(r'[^\n]+\n-{3,}\n', part):
+            sections[found.group(1)] = part
+    return sections
+
+
+@pytest.mark.parametrize('name', [name for name, _ in examples()])
+def test_every_gallery_entry_shows_its_model_building_code(name):
+    """Each entry includes, by ``:pyobject:``, a public function of its
+    example module that exists in that file (a renamed function would
+    otherwise leave an empty or stale block)."""
+    section = _gallery_sections()[name]
+    includes = re.findall(
+        r'\.\. literalinclude:: \.\./sympy_loads/examples/(\w+)\.py\n'
+        r'   :pyobject: (\w+)', section)
+    assert (name, ) in [(file, ) for file, _ in includes], (
+        f'the gallery entry of {name} includes no code of its module')
+    module = importlib.import_module(f'sympy_loads.examples.{name}')
+    for file, function in includes:
+        source = (DOCS.parent / 'sympy_loads' / 'examples' / f'{file}.py')
+        assert re.search(rf'^def {function}\(', source.read_text(),
+                         re.MULTILINE), f'{file}.py has no {function}'
+        if file == name:
+            assert not function.startswith('_')
+            assert callable(getattr(module, function))
+
+
+@pytest.mark.parametrize('page', RST_PAGES,
+                         ids=[str(p.relative_to(DOCS)) for p in RST_PAGES])
+def test_pages_import_only_public_names(page):
+    """What a page tells a reader to import is public: no module or name
+    with a leading underscore of the package."""
+    text = page.read_text(encoding='utf-8')
+    private = re.findall(r'(?:from|import) sympy_loads[\w.]*\._\w+', text)
+    private += re.findall(r'from sympy_loads[\w.]* import \(?\s*_\w+', text)
+    assert not private, f'{page.name} imports {private}'
+
+
+def test_the_bicycle_example_offers_what_the_stability_tutorial_needs():
+    from sympy_loads.examples import _whipple, bicycle
+    assert bicycle.MEIJAARD_EIGENVALUES_5MS is (
+        _whipple.MEIJAARD_EIGENVALUES_5MS)
+    assert (bicycle.MEIJAARD_WEAVE_SPEED, bicycle.MEIJAARD_CAPSIZE_SPEED) == (
+        _whipple.MEIJAARD_WEAVE_SPEED, _whipple.MEIJAARD_CAPSIZE_SPEED)
+    reference = (DOCS / 'api' / 'examples.rst').read_text()
+    assert '.. automodule:: sympy_loads.examples.bicycle\n   :members:' in (
+        reference)
