@@ -114,6 +114,11 @@ doctest_default_flags = (_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE
 
 html_theme = 'furo'
 html_title = f'sympy_loads {release}'
+html_static_path = ['_static']
+# signatures that break between parameters only, tables and code blocks
+# that fit a phone's screen
+html_css_files = ['sympy_loads.css']
+html_favicon = '_static/favicon.svg'
 exclude_patterns = ['_build', '_generated', '_intersphinx']
 # Every cross-reference must resolve (CI builds with -n -W); what truly
 # cannot link is listed here with the reason.

@@ -3,6 +3,7 @@ in the gallery (with its picture made at build time) and in the API
 reference, and every public name is in the API overview."""
 
 import contextlib
+import doctest
 import importlib
 import importlib.util
 import io
@@ -285,3 +286,123 @@ def test_the_bicycle_example_offers_what_the_stability_tutorial_needs():
     reference = (DOCS / 'api' / 'examples.rst').read_text()
     assert '.. automodule:: sympy_loads.examples.bicycle\n   :members:' in (
         reference)
+
+
+# ---------------------------------------------------------------------------
+# The front page and the navigation (issue 39)
+
+INDEX = DOCS / 'index.rst'
+EVIDENCE_HEADING = 'Checked against published results'
+
+
+def _section(text, heading):
+    start = text.index(f'\n{heading}\n') + 1
+    rest = text[start + len(heading) + 1:]
+    following = re.search(r'\n[^\n]+\n[-=~]{3,}\n', rest[1:])
+    return rest if following is None else rest[:following.start() + 1]
+
+
+def test_front_page_sells():
+    """Three lines of what it does, an install line, a picture made by
+    the gallery, the evidence, then the entry points, in that order."""
+    text = INDEX.read_text()
+    install = text.index('python -m pip install')
+    code = text.index('.. doctest::')
+    picture = re.search(r'\.\. (image|figure):: /_generated/gallery/(\w+)'
+                        r'\.(png|gif)', text)
+    assert picture, 'no picture from the gallery'
+    evidence = text.index(f'\n{EVIDENCE_HEADING}\n')
+    entry = text.index('\nWhere to go\n')
+    assert install < code < evidence < entry
+    assert picture.start() < evidence
+    entries = _section(text, 'Where to go')
+    for page in ('getting_started', 'gallery', 'api_overview'):
+        assert f':doc:`{page}`' in entries
+    # what it does, before anything else: at most three sentences
+    pitch = text.split('\n\n')[1]
+    assert pitch.count('. ') + 1 <= 4 and 'SymPy' in pitch
+    # the picture is one the gallery's examples write
+    spec = importlib.util.spec_from_file_location('docs_conf_index',
+                                                  DOCS / 'conf.py')
+    conf = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(conf)
+    assert any(picture.group(2).startswith(name) for name in conf.GALLERY)
+
+
+def test_front_page_example_prints_what_it_shows():
+    """The front page's code runs (as ``sphinx -b doctest`` runs it) and
+    agrees with the closed form it prints beside."""
+    text = INDEX.read_text()
+    block = re.search(r'\.\. doctest::\n\n((?:   .*\n|\n)+)', text).group(1)
+    session = textwrap.dedent(block)
+    test = doctest.DocTestParser().get_doctest(session, {}, 'index.rst',
+                                               str(INDEX), 0)
+    assert len(test.examples) >= 5
+    result = doctest.DocTestRunner(
+        optionflags=doctest.NORMALIZE_WHITESPACE).run(test)
+    assert result.failed == 0
+
+
+def test_front_page_evidence_quotes_its_sources():
+    """Every figure of the evidence is found, as written, in a file the
+    same item names (a test, a benchmark, a tutorial, the README): no
+    number on the front page that the project does not check."""
+    evidence = _section(INDEX.read_text(), EVIDENCE_HEADING)
+    items = re.split(r'\n(?=\* )', evidence.strip())
+    items = [item for item in items if item.startswith('* ')]
+    assert len(items) >= 4
+    for required in ('Meijaard', 'IFToMM', 'KanesMethod.linearize'):
+        assert required in evidence
+    root = DOCS.parent
+    for item in items:
+        paths = re.findall(r'``([\w/.-]+\.(?:py|md|rst))``', item)
+        paths += [f'docs/{doc}.rst'
+                  for doc in re.findall(r':doc:`(?:[^`<]*<)?([\w/]+)>?`',
+                                        item)]
+        assert paths, f'an evidence item names no source: {item[:60]}'
+        sources = ''.join((root / path).read_text() for path in paths)
+        numbers = re.findall(r'(?<![\w.])(\d+(?:\.\d+)?e-\d+|\d+\.\d{4,})',
+                             item)
+        assert numbers, f'an evidence item has no figure: {item[:60]}'
+        for number in numbers:
+            assert number in sources, (number, paths)
+
+
+TASK_GROUPS = ['Start here', 'Loads and force systems',
+               'Constraints and simulation',
+               'Contact, impacts and friction', 'Analysis and control',
+               'API reference']
+
+
+def _toctrees(text):
+    """``{caption: [entries]}`` of the page's toctrees."""
+    trees = {}
+    for match in re.finditer(r'\.\. toctree::\n((?:   .*\n|\n)+)', text):
+        body = match.group(1)
+        caption = re.search(r':caption: (.*)', body).group(1).strip()
+        trees[caption] = [line.strip() for line in body.splitlines()
+                          if line.strip() and not line.strip().startswith(
+                              ':')]
+    return trees
+
+
+def test_navigation_is_grouped_by_task():
+    trees = _toctrees(INDEX.read_text())
+    for group in TASK_GROUPS:
+        assert group in trees, group
+    # explanations apart from the guides, as in SymPy's documentation
+    assert any('Explanation' in caption for caption in trees)
+    entries = [entry for tree in trees.values() for entry in tree]
+    pages = {str(path.relative_to(DOCS).with_suffix(''))
+             for path in DOCS.glob('**/*.rst')
+             if '_build' not in path.parts and '_generated' not in path.parts
+             and path.name != 'index.rst'}
+    assert sorted(entries) == sorted(set(entries)), 'a page listed twice'
+    assert set(entries) == pages
+    # no group is a long flat list
+    assert max(len(tree) for caption, tree in trees.items()
+               if caption != 'API reference') <= 6
+    # the place the frictional-contacts tutorial goes (issue 37)
+    contact = trees['Contact, impacts and friction']
+    assert 'tutorials/contact' in contact
+    assert 'tutorials/rigid_impacts' in contact
