@@ -406,3 +406,37 @@ def test_navigation_is_grouped_by_task():
     contact = trees['Contact, impacts and friction']
     assert 'tutorials/contact' in contact
     assert 'tutorials/rigid_impacts' in contact
+
+
+# ---------------------------------------------------------------------------
+# Smaller items of issue 39: phones, signatures, favicon, figures
+
+def test_stylesheet_keeps_signatures_and_phones_in_shape(conf):
+    """The stylesheet is loaded, keeps each parameter of a signature on
+    one line (a default ``1e-12`` was broken after its minus sign) and,
+    on a phone, wraps table cells and scrolls code inside its box."""
+    assert conf.html_css_files, 'no stylesheet of the project'
+    css = ''.join((DOCS / '_static' / name).read_text()
+                  for name in conf.html_css_files)
+    assert '_static' in conf.html_static_path
+    rule = re.search(r'\.sig \.sig-param[^{]*\{([^}]*)\}', css)
+    assert rule and 'white-space: nowrap' in rule.group(1)
+    phone = re.search(r'@media \(max-width: (\d+)em\)', css)
+    assert phone and int(phone.group(1))*16 >= 390
+    assert 'overflow-wrap: anywhere' in css
+    assert re.search(r'div\.highlight pre\s*\{[^}]*overflow-x: auto', css)
+
+
+def test_favicon(conf):
+    path = DOCS / conf.html_favicon
+    assert path.exists()
+    assert path.read_text().lstrip().startswith('<svg')
+
+
+def test_no_ascii_sketch_of_the_slider_crank():
+    """The slider-crank of the constraint-kinematics guide is a drawn
+    figure, not characters."""
+    page = (DOCS / 'tutorials' / 'constraint_kinematics.rst').read_text()
+    assert '|   r /  \\ l' not in page
+    first_block = page.index('.. doctest::')
+    assert page.index('.. plot::') < first_block
