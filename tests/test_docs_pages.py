@@ -425,6 +425,12 @@ def test_stylesheet_keeps_signatures_and_phones_in_shape(conf):
     assert phone and int(phone.group(1))*16 >= 390
     assert 'overflow-wrap: anywhere' in css
     assert re.search(r'div\.highlight pre\s*\{[^}]*overflow-x: auto', css)
+    assert re.search(r'div\.highlight pre\s*\{[^}]*white-space: pre-wrap',
+                     css)
+    # the API overview's tables (list-table with :widths:, which Sphinx
+    # wraps in div.table-wrapper.colwidths-given) stack their two cells
+    assert re.search(r'div\.colwidths-given > table td[^{]*\{[^}]*'
+                     r'display: block', css)
 
 
 def test_favicon(conf):
