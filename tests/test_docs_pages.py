@@ -7,9 +7,11 @@ import doctest
 import importlib
 import importlib.util
 import io
+import json
 import pathlib
 import re
 import shlex
+import shutil
 import subprocess
 import textwrap
 
@@ -446,3 +448,36 @@ def test_no_ascii_sketch_of_the_slider_crank():
     assert '|   r /  \\ l' not in page
     first_block = page.index('.. doctest::')
     assert page.index('.. plot::') < first_block
+
+
+def test_copied_text_is_what_the_copy_button_copies(conf, tmp_path):
+    """``_copied`` (the rule the checks above rely on) gives what
+    sphinx-copybutton's own JavaScript gives, run by Node on every Python
+    block of the front page and the stability tutorial."""
+    node = shutil.which('node')
+    spec = importlib.util.find_spec('sphinx_copybutton')
+    if node is None or spec is None:
+        pytest.skip('needs Node and sphinx-copybutton')
+    funcs = (pathlib.Path(spec.origin).parent / '_static'
+             / 'copybutton_funcs.js')
+    (tmp_path / 'funcs.mjs').write_text(funcs.read_text())
+    (tmp_path / 'copy.mjs').write_text(
+        "import { formatCopyText } from './funcs.mjs';\n"
+        "import fs from 'fs';\n"
+        "const [text, prompt, regexp, only] = JSON.parse("
+        "fs.readFileSync(0, 'utf8'));\n"
+        "process.stdout.write(formatCopyText(text, prompt, regexp, only, "
+        "true, true, '', ''));\n")
+    pages = [DOCS / 'index.rst', DOCS / 'tutorials' / 'stability_control.rst']
+    blocks = [text for page in pages
+              for _, language, text in code_blocks(page)
+              if language == 'python']
+    assert len(blocks) >= 5
+    for text in blocks:
+        run = subprocess.run(
+            [node, str(tmp_path / 'copy.mjs')], capture_output=True,
+            text=True, check=True, input=json.dumps([
+                text, conf.copybutton_prompt_text,
+                conf.copybutton_prompt_is_regexp,
+                conf.copybutton_only_copy_prompt_lines]))
+        assert run.stdout.strip('\n') == _copied(conf, text)
