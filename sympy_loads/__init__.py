@@ -27,7 +27,7 @@ from .joints import LoopJoint
 from .joint_friction import JointFriction, JointReaction, joint_reactions
 from .constraints import (ConstraintAnalysis, ConstraintSolverError,
                           HolonomicConstraintSolver)
-from .impacts import Impact, ImpactRecord
+from .impacts import ContactInterval, Impact, ImpactRecord
 from .simulation import (PartitionRecord, Simulation, SimulationError,
                          SimulationResult, simulate)
 from .linear import EquilibriumError, LinearModel, equilibrium, linearize
@@ -63,7 +63,7 @@ __all__ = [
     # constraints
     'HolonomicConstraintSolver', 'ConstraintAnalysis', 'ConstraintSolverError',
     # impacts
-    'Impact', 'ImpactRecord',
+    'ContactInterval', 'Impact', 'ImpactRecord',
     # simulation
     'simulate', 'Simulation', 'SimulationResult', 'SimulationError',
     'PartitionRecord',

@@ -53,7 +53,7 @@ from sympy.physics.mechanics import Particle, Point, ReferenceFrame, RigidBody
 from ._utils import _check_type, _set_once, _sympify_scalar
 from .contact import _check_plane, _frame_of, _plane_velocity
 
-__all__ = ['Impact', 'ImpactRecord']
+__all__ = ['ContactInterval', 'Impact', 'ImpactRecord']
 
 
 class Impact:
@@ -566,3 +566,86 @@ class ImpactRecord:
     def change(self):
         """``u_after - u_before`` as an array."""
         return np.subtract(self.u_after, self.u_before)
+
+
+@dataclass(frozen=True, repr=False)
+class ContactInterval:
+    r"""One interval during which an :class:`Impact`'s contact was closed
+    in a :func:`~sympy_loads.simulate` run (``SimulationResult.contacts``).
+
+    Explanation
+    ===========
+
+    A contact closes where it comes to rest on its plane (its impacts
+    accumulate, a plastic impact leaves it there while the loads press it
+    in, or it rests there at the start while pressed) and stays closed
+    while its normal force :math:`\lambda_N` is positive; Coulomb
+    friction acts while it is closed (sticking while :math:`|\lambda_T|
+    < \mu \lambda_N`, else sliding against the slip). The forces are
+    those the plane exerts on the sphere.
+
+    Examples
+    ========
+
+    A ball dropped onto the floor with :math:`e = 0.5` comes to rest after
+    its impacts accumulate (at :math:`\sqrt{2h/g}\,(1 + 2e/(1 - e))`,
+    0.1 s for :math:`h = 0.0125`); then the floor carries its weight:
+
+    >>> import sympy as sm
+    >>> import sympy.physics.mechanics as me
+    >>> from sympy_loads import Impact, simulate
+    >>> y, v = me.dynamicsymbols('y v')
+    >>> N = me.ReferenceFrame('N')
+    >>> O = me.Point('O'); O.set_vel(N, 0)
+    >>> P = O.locatenew('P', y*N.y); P.set_vel(N, v*N.y)
+    >>> kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+    >>> _ = kane.kanes_equations([me.Particle('ball', P, 2.0)],
+    ...                          [(P, -2.0*9.81*N.y)])
+    >>> floor = Impact(P, O, N.y, N, restitution=0.5, name='floor')
+    >>> res = simulate(kane, (0, 0.5), {y: 0.0125, v: 0.0}, {},
+    ...                impacts=[floor])
+    >>> interval, = res.contacts
+    >>> interval.name, round(interval.start, 3), interval.end
+    ('floor', 0.1, 0.5)
+    >>> round(float(interval.normal_force[-1]), 9)       # m g
+    19.62
+
+    Attributes
+    ==========
+
+    index : int
+        Position of the impact in ``simulate()``'s ``impacts`` list.
+    name : str
+        The impact's name.
+    start, end : float
+        When the contact closed and opened (the run's last time if it was
+        still closed at the end).
+    t : ndarray, shape (n,)
+        The run's sample times in the interval.
+    normal_force : ndarray, shape (n,)
+        :math:`\lambda_N \ge 0` at those times.
+    tangential_force : ndarray, shape (n, 2)
+        The friction force along ``impact.tangents`` (zeros without
+        friction).
+    sticking : ndarray of bool, shape (n,)
+        Whether the contact sticks (else it slides) at each sample.
+    gap_drift : float
+        The largest :math:`|h|` of the contact at the samples: the gap is
+        held at zero at the acceleration level, so it drifts with the
+        integrator's error.
+    """
+
+    index: int
+    name: str
+    start: float
+    end: float
+    t: np.ndarray
+    normal_force: np.ndarray
+    tangential_force: np.ndarray
+    sticking: np.ndarray
+    gap_drift: float = 0.0
+
+    def __repr__(self):
+        return (f'ContactInterval(name={self.name!r}, start='
+                f'{self.start:.10g}, end={self.end:.10g}, '
+                f'n_samples={len(self.t)})')

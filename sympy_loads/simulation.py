@@ -72,7 +72,8 @@ from ._simulation.arguments import (
     IMPLICIT_METHODS, _as_float, _check_impact_frames, _check_impacts,
     _check_joint_friction, _check_max_step, _check_method, _check_t_eval,
     _check_t_span, _initial_state, _pack_constants, _specified_functions)
-from ._simulation.impacts import ImpactEngine, impact_outputs, run
+from ._simulation.impacts import (ImpactEngine, contact_intervals,
+                                  impact_outputs, run)
 from ._simulation.integrators import integrate
 from ._simulation.linearization import equilibrium_model, linearize_model
 from ._simulation.multipliers import loop_multipliers
@@ -201,6 +202,10 @@ class SimulationResult:
         closed-loop mechanism"); a change at ``t_span[0]`` means the
         model's partition was singular or ill conditioned at the start.
         The columns of ``q`` and ``u`` are always in model order.
+    contacts : tuple of ContactInterval
+        Every interval during which an impact's contact was closed (it
+        came to rest on its plane and stayed there while pressed), in time
+        order, with its normal and friction forces at the samples in it.
 
     References
     ==========
@@ -235,6 +240,7 @@ class SimulationResult:
     timings: dict = field(default_factory=dict)
     impacts: tuple = field(default=())
     partitions: tuple = field(default=())
+    contacts: tuple = field(default=())
 
     def __repr__(self):
         return (f'SimulationResult(success={self.success}, '
@@ -1085,7 +1091,8 @@ class Simulation:
             backend=problem.nm.backend,   # a feedback's may be NumPy
             timings=timings,
             impacts=engine.result_records() if engine else (),
-            partitions=tuple(problem.partitions))
+            partitions=tuple(problem.partitions),
+            contacts=contact_intervals(engine) if engine else ())
         if solution.error is not None:
             solution.error.result = result      # its run is kept
             raise solution.error

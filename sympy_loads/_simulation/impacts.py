@@ -35,6 +35,7 @@ from .._numeric import eom_blocks
 from .integrators import _EPS, Outcome, integrate
 from .numeric_model import _TIME
 from .problem import format_state
+from .unilateral import ContactCloses, LastingContacts
 
 __all__ = []
 
@@ -534,9 +535,9 @@ class ImpactEngine:
         for i, (approach, after) in struck.items():
             if after <= self.impacts[i].RELATIVE_REST_SPEED * approach \
                     and self._pressing(t, q, u, i, span):
-                raise self._accumulated(
-                    t, q, u, i, 'the contact point does not leave the '
-                    'plane after it (the loads press it into the plane)')
+                # the contact point does not leave the plane after it:
+                # the contact closes
+                raise ContactCloses(t, q, u, i)
         return self._restart(t, q, u, values)
 
     def _at_once(self, t, q, u, group, closed, values, floor):
@@ -588,9 +589,9 @@ class ImpactEngine:
         for i in range(len(self.impacts)):
             if gap[i] <= self.tolerance and abs(vn[i]) <= floor and \
                     self._pressing(t, q, u, i, span):
-                raise self._accumulated(
-                    t, q, u, i, 'the contact point rests on the plane at '
-                    'the start, pressed into it by the loads')
+                # resting on the plane at the start, pressed into it by
+                # the loads: the contact closes
+                raise ContactCloses(t, q, u, i)
 
     def _restart(self, t, q, u, values):
         """The integrator state at ``(t, q, u)``, where the integration
@@ -602,21 +603,30 @@ class ImpactEngine:
         return y
 
     def _check_accumulation(self, t, q, u, i, approach):
-        impact = self.impacts[i]
+        """:class:`.unilateral.ContactCloses` where impact ``i``'s impacts
+        accumulate (:meth:`accumulating`): the contact comes to rest; a
+        :class:`SimulationError` past :data:`MAX_IMPACTS` impacts."""
         if len(self.records) >= MAX_IMPACTS:
             raise self._accumulated(t, q, u, i, f'{MAX_IMPACTS} impacts '
                                     f'in one run is the limit')
+        if self.accumulating(i, approach):
+            raise ContactCloses(t, q, u, i)
+
+    def accumulating(self, i, approach):
+        """The reason why impact ``i``'s impacts count as accumulating at
+        the approach speed ``approach`` (below its ``rest_speed``, or below
+        ``RELATIVE_REST_SPEED`` times its largest so far), or ''."""
+        impact = self.impacts[i]
         if impact.rest_speed is not None:
             if approach <= impact.rest_speed:
-                raise self._accumulated(
-                    t, q, u, i, f'the approach speed {approach:.3g} is '
-                    f'below its rest_speed {impact.rest_speed:.3g}')
+                return (f'the approach speed {approach:.3g} is below its '
+                        f'rest_speed {impact.rest_speed:.3g}')
         elif self.count[i] and approach <= (impact.RELATIVE_REST_SPEED
                                             * self.largest[i]):
-            raise self._accumulated(
-                t, q, u, i, f'the approach speed {approach:.3g} is below '
-                f'{impact.RELATIVE_REST_SPEED:g} times its largest, '
-                f'{self.largest[i]:.6g}')
+            return (f'the approach speed {approach:.3g} is below '
+                    f'{impact.RELATIVE_REST_SPEED:g} times its largest, '
+                    f'{self.largest[i]:.6g}')
+        return ''
 
     def _accumulated(self, t, q, u, i, reason):
         impact = self.impacts[i]
@@ -655,13 +665,43 @@ class ImpactEngine:
             for t, i, before, after, P, ub, ua in self.records)
 
 
+def contact_intervals(engine):
+    """The :class:`~sympy_loads.ContactInterval` of every closed interval
+    of the run, in time order (each contact's forces at the run's samples
+    in it)."""
+    from ..impacts import ContactInterval
+    contacts = getattr(engine, 'contacts', None)
+    if contacts is None:
+        return ()
+    intervals = []
+    for j, start, end, chunks in sorted(contacts.intervals,
+                                        key=lambda item: item[1:3]):
+        parts = list(zip(*chunks)) if chunks else [()] * 5
+        def joined(part, shape):
+            return (np.concatenate(part) if part else np.zeros(shape))
+        t = joined(parts[0], (0,))
+        intervals.append(ContactInterval(
+            index=j, name=engine.impacts[j].name, start=start, end=end, t=t,
+            normal_force=joined(parts[1], (0,)),
+            tangential_force=joined(parts[2], (0, 2)),
+            sticking=joined(parts[3], (0,)).astype(bool),
+            gap_drift=float(np.max(joined(parts[4], (0,)), initial=0.0))))
+    return tuple(intervals)
+
+
 def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         jac):
     """Integrate over ``t_span`` from impact to impact. Returns the fields
     of ``solve_ivp``'s result that :func:`simulate` uses (the samples of
     all segments; without ``t_eval`` an impact time appears twice, before
     and after the jump) and ``error``: the :class:`SimulationError` that
-    stopped the run early (accumulating impacts), or None."""
+    stopped the run early, or None.
+
+    Where a contact comes to rest (:class:`.unilateral.ContactCloses`) the
+    run goes on in phases with closed contacts
+    (:class:`.unilateral.LastingContacts`, the right-hand side in Python)
+    until every contact is open again; the phases without a closed contact
+    are integrated as before (the compiled stepping where it applies)."""
     t0, t1 = t_span
     span = abs(t1 - t0)
     times, states = [], []
@@ -669,11 +709,10 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
     t, y = t0, np.asarray(y0, dtype=float)
     step = None       # the compiled DOP853 goes on with its last step
     success, status, message, error = True, 0, '', None
-
-    def resolve(t, y):
-        return engine.resolve(t, y, span)
+    contacts = engine.contacts = LastingContacts(engine, span)
+    options = dict(method=method, rtol=rtol, atol=atol, max_step=max_step)
     try:
-        y = engine.resolve(t, y, span)
+        y = _resolve(engine, contacts, t, y, span)
         first = True
         while True:
             sample_times = None
@@ -685,29 +724,43 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                     times.append(np.array([t]))
                     states.append(y[:, None])
                 break
-            solution = integrate(fun, (t, t1), y, method=method,
-                                 t_eval=sample_times, rtol=rtol, atol=atol,
-                                 max_step=max_step, jac=jac,
-                                 impacts=engine, problem=engine.problem,
-                                 first_step=step, resolve=resolve)
-            step = solution.next_step
+            if contacts.modes:
+                solution, event = contacts.integrate(t, t1, y, sample_times,
+                                                     options)
+                step = None
+            else:
+                solution = integrate(
+                    fun, (t, t1), y, t_eval=sample_times, jac=jac,
+                    impacts=engine, problem=engine.problem, first_step=step,
+                    resolve=lambda t, y: engine.resolve(t, y, span),
+                    **options)
+                step = solution.next_step
             times.append(np.asarray(solution.t, dtype=float))
             states.append(np.asarray(solution.y, dtype=float).reshape(
                 len(y), len(times[-1])))
             for key in stats:
                 stats[key] += int(getattr(solution, key))
+            if isinstance(solution.error, ContactCloses):
+                closing = solution.error
+                t, first = closing.t, False
+                y = contacts.settle(closing.t, closing.q, closing.u)
+                _reopen(engine, contacts, t, y)
+                continue
             if solution.error is not None:
                 raise solution.error      # the samples reached are kept
             if solution.status != 1:
                 success = bool(solution.success)
                 status, message = int(solution.status), solution.message
                 break
-            hits = [(float(te[0]), i) for i, te in
-                    enumerate(solution.t_events) if len(te)]
-            t_hit, i = min(hits)
-            # (without t_eval the segment ends with this state)
-            y_hit = solution.y_events[i][0]
-            t, y, first = t_hit, engine.resolve(t_hit, y_hit, span), False
+            if contacts.modes:
+                t_hit, y_hit = _event_state(solution)
+                q, u = engine.state(t_hit, y_hit)
+                y = contacts.settle(t_hit, q, u, event)
+                _reopen(engine, contacts, t_hit, y)
+            else:
+                t_hit, y_hit = _event_state(solution)
+                y = _resolve(engine, contacts, t_hit, y_hit, span)
+            t, first = t_hit, False
     except Exception as exc:
         if not getattr(exc, 'keeps_run', False):
             raise
@@ -717,6 +770,7 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
             # stopped at the start: the result holds the start
             times.append(np.array([t0], dtype=float))
             states.append(np.asarray(y0, dtype=float)[:, None])
+    contacts.finish(t1 if success else getattr(error, 'time', None) or t)
     if not message:
         message = 'The solver successfully reached the end of the ' \
             'integration interval.'
@@ -726,3 +780,31 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
         y=np.hstack(states) if states else np.zeros((n, 0)),
         success=success, status=status, message=message, error=error,
         **stats)
+
+
+def _event_state(solution):
+    """``(t, y)`` of the terminal event that ended ``solution``."""
+    hits = [(float(te[0]), i) for i, te in enumerate(solution.t_events)
+            if len(te)]
+    t_hit, i = min(hits)
+    return t_hit, solution.y_events[i][0]
+
+
+def _resolve(engine, contacts, t, y, span):
+    """The state after the impacts at ``(t, y)`` of the phase without
+    closed contacts (:meth:`ImpactEngine.resolve`), or after the contacts
+    that come to rest there have closed."""
+    try:
+        return engine.resolve(t, y, span)
+    except ContactCloses as closing:
+        y = contacts.settle(closing.t, closing.q, closing.u)
+        _reopen(engine, contacts, t, y)
+        return y
+
+
+def _reopen(engine, contacts, t, y):
+    """Where every contact is open after a transition at ``t``, the gaps'
+    offsets of the phase without closed contacts (as after an impact)."""
+    if not contacts.modes:
+        q, u = engine.state(t, y)
+        engine._restart(t, q, u, engine.values(t, q, u))
