@@ -1,0 +1,375 @@
+"""The numerics of rigid contacts with friction (private modules
+``sympy_loads._simulation.lcp`` and ``.contact_problems``): Lemke's method
+against brute-force enumeration of complementary bases, frictional impacts
+(Stronge's energetic coefficient, Pfeiffer and Glocker's Poisson-type
+two-phase LCP) against closed forms derived by hand, and the
+acceleration-level contact problem against statics."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from sympy_loads._simulation.contact_problems import (ImpactSolution,
+                                                      solve_impact)
+from sympy_loads._simulation.lcp import LCPError, lemke
+
+EPS = np.finfo(float).eps
+
+
+# ---------------------------------------------------------------------------
+# Lemke's method
+# ---------------------------------------------------------------------------
+
+def enumerate_lcp(M, q):
+    """All solutions of the LCP found by trying every complementary basis
+    (``z_a = -M_aa^-1 q_a`` on the set ``a``, ``z = 0`` elsewhere): the
+    oracle, sharing no code with :func:`lemke`."""
+    n = len(q)
+    found = []
+    for size in range(n + 1):
+        for a in itertools.combinations(range(n), size):
+            a = list(a)
+            z = np.zeros(n)
+            if a:
+                Maa = M[np.ix_(a, a)]
+                if abs(np.linalg.det(Maa)) < 1e-12:
+                    continue
+                z[a] = np.linalg.solve(Maa, -q[a])
+            w = M @ z + q
+            scale = 1e-9 * (1 + np.abs(q).max())
+            if z.min() >= -scale and w.min() >= -scale:
+                found.append((w, z))
+    return found
+
+
+def check_solution(M, q, w, z, tol):
+    assert np.allclose(w, M @ z + q, atol=tol, rtol=0)
+    assert z.min() >= -tol
+    assert w.min() >= -tol
+    assert np.abs(w * z).max() <= tol
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_lemke_p_matrix_matches_enumeration(n, seed):
+    # M = diagonally dominant nonsymmetric matrix with positive diagonal,
+    # or A A^T + I plus a skew part: a P-matrix, so the solution is unique
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, n))
+    S = rng.normal(size=(n, n))
+    M = A @ A.T + 0.1 * np.eye(n) + (S - S.T)
+    q = rng.normal(size=n)
+    w, z = lemke(M, q)
+    (w_ref, z_ref), = enumerate_lcp(M, q)
+    # error of a linear solve: a few eps times the condition number
+    tol = 1e3 * EPS * np.linalg.cond(M) * (1 + np.abs(q).max()) * max(
+        1.0, np.abs(z_ref).max())
+    check_solution(M, q, w, z, tol)
+    assert np.allclose(z, z_ref, atol=tol, rtol=0)
+    assert np.allclose(w, w_ref, atol=tol, rtol=0)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), rank=st.integers(0, 6),
+       seed=st.integers(0, 2**32 - 1))
+def test_lemke_psd_plus_diagonal(n, rank, seed):
+    # symmetric positive semidefinite (rank deficient) plus a nonnegative
+    # diagonal with zeros; q made from a known complementary pair so that
+    # a solution exists.  M z is the same for every solution of a
+    # symmetric PSD LCP (the KKT points of a convex QP), so w is unique.
+    rng = np.random.default_rng(seed)
+    A = rng.normal(size=(n, min(rank, n)))
+    d = rng.uniform(0, 1, size=n) * (rng.uniform(size=n) < 0.5)
+    M = A @ A.T + np.diag(d)
+    active = rng.uniform(size=n) < 0.5
+    z_star = np.where(active, rng.uniform(0.1, 2, size=n), 0.0)
+    w_star = np.where(active, 0.0, rng.uniform(0, 2, size=n))
+    w_star[rng.uniform(size=n) < 0.2] = 0.0        # degenerate pairs
+    q = w_star - M @ z_star
+    w, z = lemke(M, q)
+    tol = 1e-9 * (1 + np.abs(M).max()) * (1 + np.abs(z_star).max()
+                                           + np.abs(z).max())
+    check_solution(M, q, w, z, tol)
+    assert np.allclose(w, w_star, atol=tol, rtol=0)
+    assert enumerate_lcp(M, q)  # the oracle agrees a solution exists
+
+
+def test_lemke_trivial_and_degenerate():
+    # q >= 0: z = 0 without a pivot
+    w, z = lemke(np.eye(2), np.array([1.0, 0.0]))
+    assert np.array_equal(z, [0, 0]) and np.array_equal(w, [1, 0])
+    # ties in the ratio tests (equal entries of q, identical rows): the
+    # lexicographic rule must not cycle.  z = (1, 1, 1)/4 by symmetry.
+    M = np.ones((3, 3)) + np.eye(3)
+    w, z = lemke(M, -np.ones(3))
+    assert np.allclose(z, 0.25, atol=1e-14) and np.allclose(w, 0, atol=1e-14)
+    # a singular M with a tie: rows 1 and 2 identical
+    M = np.array([[1.0, 1, 1], [1, 1, 1], [1, 1, 1]])
+    w, z = lemke(M, -np.ones(3))
+    check_solution(M, -np.ones(3), w, z, 1e-14)
+    assert math.isclose(z.sum(), 1, abs_tol=1e-14)
+
+
+def test_lemke_refuses_unsolvable():
+    # w = -z - 1 >= 0 has no solution with z >= 0: ray termination
+    with pytest.raises(LCPError, match='ray') as info:
+        lemke(np.array([[-1.0]]), np.array([-1.0]))
+    assert isinstance(info.value, ValueError)
+    assert info.value.residual > 0.5
+    # a pivot limit reached says so
+    M = np.ones((3, 3)) + np.eye(3)
+    with pytest.raises(LCPError, match='pivot'):
+        lemke(M, np.array([-1.0, -2.0, -3.0]), max_pivots=1)
+    with pytest.raises(ValueError, match='square'):
+        lemke(np.ones((2, 3)), np.ones(2))
+
+
+# ---------------------------------------------------------------------------
+# One contact: Stronge's energetic coefficient with Coulomb friction
+# ---------------------------------------------------------------------------
+
+# the falling rod of the issue: mass 1, L = 1, I = 1/12, 45 degrees, the end
+# on the floor, rows [n, t]; r = (L/2)(cos45, sin45) from the end to G gives
+# G_nn = 1/m + r_x^2/I = 1 + 1.5, G_tt = 1/m + r_y^2/I = 2.5,
+# G_nt = -r_x r_y / I = -1.5
+ROD_G = np.array([[2.5, -1.5], [-1.5, 2.5]])
+ROD_V = np.array([-1.0, 0.0])
+PLANAR = [(0, (1,))]
+
+
+def kinetic_change(G, v_minus, P):
+    """Change of kinetic energy by the impulse P: 1/2 P . (v- + v+) with
+    v+ = v- + G P (G the symmetric Delassus matrix)."""
+    return 0.5 * P @ (2 * v_minus + G @ P)
+
+
+def work_of_normal(segments):
+    """Work of the normal impulse over a piecewise-linear v_n(p):
+    segments of (v_n at the start, slope, length)."""
+    return sum(v0 * h + 0.5 * s * h * h for v0, s, h in segments)
+
+
+def test_falling_rod_sticks():
+    # stick needs |P_t/P_n| = |G_tn/G_tt| = 0.6 <= mu: v_n rises along the
+    # Schur complement 2.5 - 1.5^2/2.5 = 1.6, linear, so that Stronge's
+    # coefficient equals Poisson's: P_n = (1 + e) / 1.6 = 0.9375
+    sol = solve_impact(ROD_G, ROD_V, PLANAR, [0.5], [0.8])
+    assert isinstance(sol, ImpactSolution)
+    assert np.allclose(sol.P, [0.9375, 0.5625], atol=1e-12, rtol=0)
+    assert np.allclose(sol.v_plus, ROD_V + ROD_G @ sol.P, atol=1e-12)
+    assert abs(sol.v_plus[1]) < 1e-12              # stuck at the end
+    assert math.isclose(sol.v_plus[0], 0.5, abs_tol=1e-12)
+    assert sol.modes == ('stick',)
+
+
+def test_falling_rod_slides():
+    # 0.6 > mu = 0.3: the end slips from rest in the direction
+    # sign(G_tn) = -1, P_t = +mu P_n, v_n slope 2.5 - 0.3 * 1.5 = 2.05
+    sol = solve_impact(ROD_G, ROD_V, PLANAR, [0.5], [0.3])
+    assert math.isclose(sol.P[0], 1.5 / 2.05, abs_tol=1e-12)
+    assert math.isclose(sol.P[0], 0.731707317073, abs_tol=1e-12)
+    assert math.isclose(sol.P[1], 0.3 * sol.P[0], abs_tol=1e-12)
+    assert sol.v_plus[1] < 0
+    assert sol.modes == ('slide',)
+
+
+def test_slip_reverses_during_impact():
+    # v_t- = 0.1 > 0, mu = 0.3: sliding forward, v' = (2.5 + 0.45,
+    # -1.5 - 0.75) = (2.95, -2.25) per unit normal impulse; the slip stops at
+    # p1 = 0.1/2.25, where sticking would need 0.6 > mu: it reverses, with
+    # v' = (2.05, -0.75). Compression ends at v_n = 0, then v_n grows from 0
+    # at the slope 2.05 until the work is -e^2 times that of compression.
+    e, mu = 0.5, 0.3
+    p1 = 0.1 / 2.25
+    vn1 = -1 + 2.95 * p1
+    pc = p1 - vn1 / 2.05
+    Wc = work_of_normal([(-1, 2.95, p1), (vn1, 2.05, pc - p1)])
+    pf = pc + math.sqrt(2 * e * e * -Wc / 2.05)
+    Pt = -mu * p1 + mu * (pf - p1)
+    sol = solve_impact(ROD_G, np.array([-1.0, 0.1]), PLANAR, [e], [mu])
+    assert np.allclose(sol.P, [pf, Pt], atol=1e-12, rtol=0)
+    assert sol.phases == (('slide', 'slide'),)
+    assert np.allclose(sol.compression, [pc, -mu * p1 + mu * (pc - p1)],
+                       atol=1e-12)
+    # Poisson's coefficient (expansion impulse e times compression's) is
+    # another law here: the slip reversal makes them differ
+    assert abs(pf - (1 + e) * pc) > 4e-4       # 4.6e-4 by the formulas above
+
+
+def test_slip_stops_and_sticks():
+    # v_t- = 0.1, mu = 0.8: v' = (2.5 + 1.2, -1.5 - 2) while sliding;
+    # stops at p1 = 0.1/3.5, then sticks (0.6 < 0.8) with slope 1.6
+    e, mu = 0.5, 0.8
+    p1 = 0.1 / 3.5
+    vn1 = -1 + 3.7 * p1
+    pc = p1 - vn1 / 1.6
+    Wc = work_of_normal([(-1, 3.7, p1), (vn1, 1.6, pc - p1)])
+    pf = pc + math.sqrt(2 * e * e * -Wc / 1.6)
+    Pt = -mu * p1 + 0.6 * (pf - p1)
+    sol = solve_impact(ROD_G, np.array([-1.0, 0.1]), PLANAR, [e], [mu])
+    assert np.allclose(sol.P, [pf, Pt], atol=1e-12, rtol=0)
+    assert abs(sol.v_plus[1]) < 1e-12
+    assert sol.phases == (('slide', 'stick'),)
+
+
+def test_kanes_paradox():
+    # Kane's paradox (Kane and Levinson; Stronge): Newton's kinematic
+    # restitution with the friction of the initial slip direction throughout
+    # gives P_n = -(1 + e) v_n- / (G_nn - mu G_nt) (here 1.5 / 0.1 = 15) and
+    # creates energy, because the slip in fact stops early in the impact.
+    G = np.array([[1.0, 0.9], [0.9, 1.0]])
+    v = np.array([-1.0, 0.1])
+    e, mu = 0.5, 1.0
+    Pn = -(1 + e) * v[0] / (G[0, 0] - mu * G[0, 1])
+    newton = np.array([Pn, -mu * Pn])
+    assert kinetic_change(G, v, newton) > 5.9      # = 6 by hand
+    # ours: slides with v' = (0.1, -0.1) until p1 = 1, then sticks
+    # (|G_tn/G_tt| = 0.9 < mu) with the slope 1 - 0.81 = 0.19
+    pc = 1 + 0.9 / 0.19
+    Wc = work_of_normal([(-1, 0.1, 1.0), (-0.9, 0.19, pc - 1)])
+    pf = pc + math.sqrt(2 * e * e * -Wc / 0.19)
+    sol = solve_impact(G, v, PLANAR, [e], [mu])
+    assert np.allclose(sol.P, [pf, -1 - 0.9 * (pf - 1)], atol=1e-12, rtol=0)
+    assert kinetic_change(G, v, sol.P) < 0
+    # what is lost is (1 - e^2) of the normal work in compression and the
+    # friction's work while sliding: -mu * int |v_t| dp = -1 * 0.1 * 1 / 2
+    assert math.isclose(kinetic_change(G, v, sol.P),
+                        (1 - e * e) * Wc - 0.05, abs_tol=1e-12)
+
+
+def sphere_delassus(m, R):
+    """G of a sphere (mass m, radius R, I = 2/5 m R^2) on the floor z = 0,
+    rows [n = z, t1 = x, t2 = y], from the rigid body: an impulse P at the
+    contact point C = centre - R z changes v by P/m and w by (r x P)/I,
+    r = -R z, and C's velocity is v + w x r."""
+    inertia = 0.4 * m * R * R
+    r = np.array([0.0, 0.0, -R])
+    cross = np.array([[0, -r[2], r[1]], [r[2], 0, -r[0]], [-r[1], r[0], 0]])
+    G_xyz = np.eye(3) / m - cross @ cross / inertia      # [r]x^T = -[r]x
+    rows = [2, 0, 1]
+    return G_xyz[np.ix_(rows, rows)]
+
+
+@pytest.mark.parametrize('mu, sticks', [(0.9, True), (0.05, False)])
+def test_spinning_ball_hits_floor(mu, sticks):
+    m, R, e = 2.0, 0.1, 0.6
+    G = sphere_delassus(m, R)
+    # by hand: G = diag(1/m, 1/m + R^2/I, 1/m + R^2/I) = diag(1, 7/2, 7/2)/m
+    assert np.allclose(G, np.diag([1, 3.5, 3.5]) / m, atol=1e-15)
+    vel = np.array([0.3, -0.2, -2.0])
+    omega = np.array([5.0, 40.0, 1.0])
+    # contact point velocity v + w x (-R z) = (v_x - R w_y, v_y + R w_x, v_z)
+    vc = np.array([vel[2], vel[0] - R * omega[1], vel[1] + R * omega[0]])
+    sol = solve_impact(G, vc, [(0, (1, 2))], [e], [mu])
+    Pn = (1 + e) * m * 2.0          # normal decoupled: Newton = Stronge
+    slip = vc[1:]
+    assert math.isclose(sol.P[0], Pn, rel_tol=1e-12)
+    if sticks:
+        # slip stops at p = |s| m / (3.5 mu) < Pn, then it rolls: the
+        # tangential impulse is the one that stops the slip, -s m / 3.5
+        assert np.linalg.norm(slip) * m / (3.5 * mu) < Pn
+        assert np.allclose(sol.P[1:], -slip * m / 3.5, atol=1e-12)
+    else:
+        assert np.allclose(sol.P[1:], -mu * Pn * slip / np.linalg.norm(slip),
+                           atol=1e-12)
+    # the rigid body after the impulse, by the body's own equations
+    P_xyz = np.array([sol.P[1], sol.P[2], sol.P[0]])
+    vel_plus = vel + P_xyz / m
+    omega_plus = omega + np.cross([0, 0, -R], P_xyz) / (0.4 * m * R * R)
+    roll = np.array([vel_plus[0] - R * omega_plus[1],
+                     vel_plus[1] + R * omega_plus[0]])
+    assert np.allclose(roll, sol.v_plus[1:], atol=1e-12)
+    if sticks:
+        assert np.allclose(roll, 0, atol=1e-12)     # rolling: v_t + w x r = 0
+    else:
+        # still slipping, the same way, slower
+        assert np.allclose(roll / np.linalg.norm(roll),
+                           slip / np.linalg.norm(slip), atol=1e-12)
+
+
+def random_delassus(rng, n):
+    A = rng.normal(size=(n, n))
+    return A @ A.T + 0.05 * np.eye(n)
+
+
+@settings(max_examples=80, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), spatial=st.booleans(),
+       e=st.floats(0, 1), mu=st.floats(0, 2))
+def test_single_contact_never_creates_energy(seed, spatial, e, mu):
+    rng = np.random.default_rng(seed)
+    n = 3 if spatial else 2
+    G = random_delassus(rng, n)
+    v = rng.normal(size=n)
+    v[0] = -abs(v[0]) - 0.01
+    layout = [(0, (1, 2) if spatial else (1,))]
+    sol = solve_impact(G, v, layout, [e], [mu])
+    scale = np.abs(G).max() * np.abs(sol.P).max() ** 2 + 1e-300
+    assert kinetic_change(G, v, sol.P) <= 1e-9 * scale
+    assert sol.P[0] > 0 and sol.v_plus[0] >= -1e-9 * np.abs(v).max()
+    assert np.linalg.norm(sol.P[1:]) <= mu * sol.P[0] * (1 + 1e-9) + 1e-15
+    assert np.allclose(sol.v_plus, v + G @ sol.P, atol=1e-9 * scale)
+    # energy lost at least (1 - e^2) of the compression's normal work: the
+    # friction's work is never positive; e = 1 without friction keeps it
+    if mu == 0:
+        Wc = -0.5 * v[0] ** 2 / G[0, 0]
+        assert math.isclose(kinetic_change(G, v, sol.P), (1 - e * e) * Wc,
+                            rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_spatial_contains_planar():
+    # a spatial contact whose second tangent row is decoupled and at rest
+    # must give the planar answer, for each regime of the rod
+    G = np.zeros((3, 3))
+    G[:2, :2] = ROD_G
+    G[2, 2] = 3.0
+    for vt, mu in [(0.0, 0.8), (0.0, 0.3), (0.1, 0.3), (0.1, 0.8)]:
+        v = np.array([-1.0, vt, 0.0])
+        planar = solve_impact(ROD_G, v[:2], PLANAR, [0.5], [mu])
+        spatial = solve_impact(G, v, [(0, (1, 2))], [0.5], [mu])
+        assert np.allclose(spatial.P[:2], planar.P, atol=1e-9)
+        assert abs(spatial.P[2]) < 1e-9
+
+
+def test_turning_slip_against_direct_integration():
+    # a spatial contact whose slip direction turns (G_tn not along the slip
+    # and G_tt anisotropic) and never stops: the reference integrates the
+    # contact velocity itself, dv/dp = G (1, -mu v_t/|v_t|), with the work
+    # of the normal impulse, by LSODA (another method, another state)
+    from scipy.integrate import solve_ivp
+    G = np.array([[2.0, 0.6, -0.4], [0.6, 3.0, 0.5], [-0.4, 0.5, 1.5]])
+    v = np.array([-1.0, 1.5, -0.8])
+    e, mu = 0.7, 0.25
+
+    def rhs(p, y):
+        vt = y[1:3]
+        dP = np.concatenate([[1.0], -mu * vt / np.linalg.norm(vt)])
+        return np.concatenate([G @ dP, [y[0]]])
+
+    def compressed(p, y):
+        return y[0]
+    compressed.terminal, compressed.direction = True, 1
+    first = solve_ivp(rhs, (0, 10), np.concatenate([v, [0.0]]),
+                      method='LSODA', rtol=1e-12, atol=1e-14,
+                      events=compressed)
+    pc, Wc = first.t[-1], first.y[3, -1]
+
+    def ended(p, y):
+        return y[3] - (1 - e * e) * Wc
+    ended.terminal, ended.direction = True, 1
+    second = solve_ivp(rhs, (pc, 10), first.y[:, -1], method='LSODA',
+                       rtol=1e-12, atol=1e-14, events=ended)
+    v_ref = second.y[:3, -1]
+    assert np.linalg.norm(v_ref[1:]) > 0.1          # still slipping
+    sol = solve_impact(G, v, [(0, (1, 2))], [e], [mu])
+    assert sol.phases == (('slide',),)
+    # both integrations at rtol 1e-12: agreement to 1e-8 leaves room
+    assert np.allclose(sol.v_plus, v_ref, atol=1e-8)
+    assert math.isclose(sol.P[0], second.t[-1], rel_tol=1e-8)
+    # the direction did turn
+    s0, s1 = v[1:] / np.linalg.norm(v[1:]), v_ref[1:] / np.linalg.norm(
+        v_ref[1:])
+    assert s0 @ s1 < 0.999
