@@ -10,10 +10,12 @@ import math
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from sympy_loads._simulation.contact_problems import (ImpactSolution,
+from sympy_loads._simulation.contact_problems import (ContactSolution,
+                                                      ImpactSolution,
+                                                      solve_contact,
                                                       solve_impact)
 from sympy_loads._simulation.lcp import LCPError, lemke
 
@@ -373,3 +375,277 @@ def test_turning_slip_against_direct_integration():
     s0, s1 = v[1:] / np.linalg.norm(v[1:]), v_ref[1:] / np.linalg.norm(
         v_ref[1:])
     assert s0 @ s1 < 0.999
+
+
+# ---------------------------------------------------------------------------
+# Several contacts: Poisson-type impact in two LCPs
+# ---------------------------------------------------------------------------
+
+def planar_delassus(m, inertia, corners):
+    """G of points ``corners`` (offsets from the centre of mass) of one
+    planar rigid body, rows [n1 = y, t1 = x, n2, t2, ...]: the point
+    acceleration a_i = F/m + alpha z x r_i with alpha = sum_j (r_j x F_j)/I,
+    z x r = (-r_y, r_x), (r x x)_z = -r_y, (r x y)_z = r_x."""
+    k = len(corners)
+    G = np.zeros((2 * k, 2 * k))
+    for i, ri in enumerate(corners):
+        for j, rj in enumerate(corners):
+            G[2 * i, 2 * j] = 1 / m + ri[0] * rj[0] / inertia
+            G[2 * i + 1, 2 * j + 1] = 1 / m + ri[1] * rj[1] / inertia
+            G[2 * i, 2 * j + 1] = -ri[0] * rj[1] / inertia
+            G[2 * i + 1, 2 * j] = -ri[1] * rj[0] / inertia
+    return G
+
+
+BLOCK = dict(m=3.0, b=0.1, h=0.4)
+
+
+def block_delassus():
+    m, b, h = BLOCK['m'], BLOCK['b'], BLOCK['h']
+    inertia = m * (b * b + h * h) / 3
+    return planar_delassus(m, inertia, [(-b, -h), (b, -h)])
+
+
+TWO_PLANAR = [(0, (1,)), (2, (3,))]
+
+
+def test_block_lands_flat():
+    # both bottom corners strike at v_n = -1, no spin, no slip: by symmetry
+    # equal normal impulses (1 + e) m / 2 and no friction (the corners'
+    # tangential speed stays zero: -r_y (r_1x + r_2x) P / I = 0)
+    m, e = BLOCK['m'], 0.4
+    sol = solve_impact(block_delassus(), [-1.0, 0, -1.0, 0], TWO_PLANAR,
+                       [e, e], [0.5, 0.5])
+    assert np.allclose(sol.P, [(1 + e) * m / 2, 0, (1 + e) * m / 2, 0],
+                       atol=1e-12)
+    assert np.allclose(sol.v_plus, [e, 0, e, 0], atol=1e-12)
+    assert sol.modes == ('stick', 'stick')
+
+
+def test_block_lands_flat_sliding():
+    # landing flat while moving at u = 0.5 along +x, mu = 0.1: both corners
+    # slide (P_T = -mu P_N) and stay pressed in compression, so the spin
+    # change is zero: b (P2 - P1) = mu h (P1 + P2) and P1 + P2 = m (the
+    # vertical speed stopped). Expansion: e times that (the normal speeds
+    # rise to e, both positive), still sliding (u = 0.5 - (1 + e) mu > 0).
+    m, b, h = BLOCK['m'], BLOCK['b'], BLOCK['h']
+    e, mu = 0.5, 0.1
+    total, diff = m, mu * h * m / b
+    Pc = np.array([(total - diff) / 2, -mu * (total - diff) / 2,
+                   (total + diff) / 2, -mu * (total + diff) / 2])
+    sol = solve_impact(block_delassus(), [-1.0, 0.5, -1.0, 0.5], TWO_PLANAR,
+                       [e, e], [mu, mu])
+    assert np.allclose(sol.compression, Pc, atol=1e-12)
+    assert np.allclose(sol.P, (1 + e) * Pc, atol=1e-12)
+    assert np.allclose(sol.v_plus, [e, 0.5 - (1 + e) * mu] * 2, atol=1e-12)
+    assert sol.phases == (('slide', 'slide'), ('slide', 'slide'))
+
+
+def phase_by_enumeration(G, v0, mu, base):
+    """Every solution of one phase for planar contacts (rows n, t per
+    contact) by trying every pattern: normal impulse at its base or the
+    normal speed zero; tangent sticking (v_t = 0) or sliding either way
+    (P_t = -+mu P_N); a linear solve per pattern, then its inequalities."""
+    k = len(base)
+    found = []
+    for pattern in itertools.product(
+            itertools.product(('base', 'pressed'), ('stick', 1, -1)),
+            repeat=k):
+        A, rhs = np.zeros((2 * k, 2 * k)), np.zeros(2 * k)
+        for j, (normal, tangent) in enumerate(pattern):
+            n, t = 2 * j, 2 * j + 1
+            if normal == 'base':
+                A[n, n], rhs[n] = 1, base[j]
+            else:
+                A[n], rhs[n] = G[n], -v0[n]
+            if tangent == 'stick':
+                A[t], rhs[t] = G[t], -v0[t]
+            else:
+                A[t, t], A[t, n] = 1, mu[j] * tangent
+        if abs(np.linalg.det(A)) < 1e-10:
+            continue
+        P = np.linalg.solve(A, rhs)
+        v = v0 + G @ P
+        tol = 1e-10 * (1 + np.abs(P).max())
+        ok = all(P[2 * j] >= base[j] - tol and v[2 * j] >= -tol
+                 for j in range(k))
+        for j, (normal, tangent) in enumerate(pattern):
+            vt, Pt, Pn = v[2 * j + 1], P[2 * j + 1], P[2 * j]
+            if tangent == 'stick':
+                ok &= abs(Pt) <= mu[j] * Pn + tol
+            else:
+                ok &= tangent * vt >= -tol
+        if ok and not any(np.allclose(P, Q, atol=1e-8) for Q in found):
+            found.append(P)
+    return found
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 3))
+def test_several_planar_contacts_match_enumeration(seed, k):
+    rng = np.random.default_rng(seed)
+    G = random_delassus(rng, 2 * k)
+    v = rng.normal(size=2 * k)
+    v[0::2] = np.minimum(v[0::2], 0)                  # struck or resting
+    v[0] = -abs(v[0]) - 0.1
+    e, mu = rng.uniform(0, 1, k), rng.uniform(0, 1, k)
+    layout = [(2 * j, (2 * j + 1,)) for j in range(k)]
+    compression = phase_by_enumeration(G, v, mu, np.zeros(k))
+    assume(len(compression) == 1)
+    Pc = compression[0]
+    expansion = phase_by_enumeration(G, v + G @ Pc, mu, e * Pc[0::2])
+    assume(len(expansion) == 1)
+    sol = solve_impact(G, v, layout, e, mu)
+    tol = 1e-9 * (1 + np.abs(Pc).max()) * np.linalg.cond(G)
+    assert np.allclose(sol.compression, Pc, atol=tol)
+    assert np.allclose(sol.P, Pc + expansion[0], atol=tol)
+
+
+@settings(max_examples=60, deadline=None, derandomize=True)
+@given(seed=st.integers(0, 2**32 - 1),
+       tangents=st.lists(st.integers(0, 2), min_size=2, max_size=3))
+def test_several_contacts_never_create_energy(seed, tangents):
+    rng = np.random.default_rng(seed)
+    layout, row = [], 0
+    for m in tangents:
+        layout.append((row, tuple(range(row + 1, row + 1 + m))))
+        row += 1 + m
+    G = random_delassus(rng, row)
+    v = rng.normal(size=row)
+    for j, (n, ts) in enumerate(layout):
+        v[n] = min(v[n], 0.0)
+    v[0] = -abs(v[0]) - 0.1
+    k = len(layout)
+    e, mu = rng.uniform(0, 1, k), rng.uniform(0, 1.5, k)
+    sol = solve_impact(G, v, layout, e, mu)
+    scale = np.abs(G).max() * np.abs(sol.P).max() ** 2
+    assert kinetic_change(G, v, sol.P) <= 1e-9 * scale
+    tol = 1e-9 * (np.abs(v).max() + np.abs(G).max() * np.abs(sol.P).max())
+    for j, (n, ts) in enumerate(layout):
+        assert sol.P[n] >= -tol and sol.v_plus[n] >= -tol
+        assert np.linalg.norm(sol.P[list(ts)]) <= mu[j] * sol.P[n] + tol
+
+
+def test_two_spheres_slide_on_the_disc():
+    # two independent spheres (G block diagonal), slip directions between
+    # the polygon's facets: Coulomb's disc exactly, P_t = -mu P_n s with
+    # P_n = (1 + e) m |v_n| (Poisson = Stronge here: the normal is
+    # decoupled and the slip direction fixed)
+    m, R, e, mu = 2.0, 0.1, 0.6, 0.05
+    Gs = sphere_delassus(m, R)
+    G = np.zeros((6, 6))
+    G[:3, :3] = G[3:, 3:] = Gs
+    angles = np.radians([10.0, 117.0])
+    v = np.array([-2.0, 3 * np.cos(angles[0]), 3 * np.sin(angles[0]),
+                  -1.0, 2 * np.cos(angles[1]), 2 * np.sin(angles[1])])
+    sol = solve_impact(G, v, [(0, (1, 2)), (3, (4, 5))], [e, e], [mu, mu])
+    for n, a in zip((0, 3), angles):
+        Pn = (1 + e) * m * -v[n]
+        assert math.isclose(sol.P[n], Pn, rel_tol=1e-10)
+        assert np.allclose(sol.P[n + 1:n + 3],
+                           -mu * Pn * np.array([np.cos(a), np.sin(a)]),
+                           atol=1e-10)
+    assert sol.modes == ('slide', 'slide')
+
+
+# ---------------------------------------------------------------------------
+# Closed contacts: forces and accelerations
+# ---------------------------------------------------------------------------
+
+GRAVITY = 9.81
+
+
+@pytest.mark.parametrize('incline, mu', [(20, 0.5), (30, 0.5), (30, 0.6)])
+def test_block_on_incline(incline, mu):
+    # a block (a particle, G = I/m) on an incline: rows [n, t downhill];
+    # free acceleration (-g cos, g sin)
+    m, a = 2.0, math.radians(incline)
+    G = np.eye(2) / m
+    a_free = GRAVITY * np.array([-math.cos(a), math.sin(a)])
+    sol = solve_contact(G, a_free, PLANAR, [mu], {})
+    assert isinstance(sol, ContactSolution)
+    assert math.isclose(sol.lam[0], m * GRAVITY * math.cos(a), rel_tol=1e-12)
+    assert math.isclose(sol.a[0], 0, abs_tol=1e-12)
+    if math.tan(a) < mu:
+        assert sol.modes == ('stick',)
+        assert math.isclose(sol.lam[1], -m * GRAVITY * math.sin(a),
+                            rel_tol=1e-12)
+        assert math.isclose(sol.a[1], 0, abs_tol=1e-12)
+    else:
+        assert sol.modes == ('slide',)
+        assert np.array_equal(sol.directions[0], [1.0])
+        assert math.isclose(sol.a[1], GRAVITY * (math.sin(a) - mu * math.cos(
+            a)), rel_tol=1e-12)
+    # already sliding downhill (or up): friction against the given slip
+    for d in (1.0, -1.0):
+        sol = solve_contact(G, a_free, PLANAR, [mu], {0: [d]})
+        assert sol.modes == ('slide',)
+        assert math.isclose(sol.a[1], GRAVITY * (math.sin(a) - d * mu * math.cos(
+            a)), rel_tol=1e-12)
+
+
+def test_rod_resting_on_two_supports():
+    # horizontal rod (m, I) on supports at x1 < 0 < x2 from its centre:
+    # statics gives lam1 = m g x2/(x2 - x1), lam2 = -m g x1/(x2 - x1)
+    m, x1, x2 = 1.5, -0.3, 0.5
+    G = planar_delassus(m, m * 1.2 ** 2 / 12, [(x1, 0.0), (x2, 0.0)])
+    a_free = np.array([-GRAVITY, 0, -GRAVITY, 0])
+    sol = solve_contact(G, a_free, TWO_PLANAR, [0.4, 0.4], {})
+    W = m * GRAVITY
+    assert np.allclose(sol.lam[0::2], [W * x2 / (x2 - x1), -W * x1 / (x2 - x1)],
+                       rtol=1e-12)
+    assert np.allclose(sol.a, 0, atol=1e-12)
+    assert sol.modes == ('stick', 'stick')
+    # pushed along its axis by F: sticks while F < mu m g (the split of the
+    # holding force is indeterminate: only its sum is), else slides with
+    # a = F/m - mu g
+    for F in (0.3 * W, 0.6 * W):
+        sol = solve_contact(G, a_free + F / m * np.array([0, 1, 0, 1]),
+                            TWO_PLANAR, [0.4, 0.4], {})
+        if F < 0.4 * W:
+            assert sol.modes == ('stick', 'stick')
+            assert math.isclose(sol.lam[1] + sol.lam[3], -F, rel_tol=1e-12)
+        else:
+            assert sol.modes == ('slide', 'slide')
+            assert np.allclose(sol.a[1::2], F / m - 0.4 * GRAVITY, rtol=1e-12)
+            assert np.allclose(sol.lam[1::2], -0.4 * sol.lam[0::2], rtol=1e-12)
+
+
+@pytest.mark.parametrize('push', [0.5, 2.0])
+def test_particle_pushed_on_rough_plane(push):
+    # spatial contact, rows [n, t1, t2]; pushed along (cos 20, sin 20) by
+    # push * m g: sticks below mu = 1, else slides exactly along the push
+    # (between the polygon's directions) with a = (push - mu) g
+    m, mu = 1.0, 1.0
+    d = np.array([math.cos(0.35), math.sin(0.35)])
+    a_free = np.concatenate([[-GRAVITY], push * GRAVITY * d])
+    sol = solve_contact(np.eye(3) / m, a_free, [(0, (1, 2))], [mu], {})
+    if push < mu:
+        assert sol.modes == ('stick',)
+        assert np.allclose(sol.a, 0, atol=1e-12)
+    else:
+        assert sol.modes == ('slide',)
+        assert np.allclose(sol.directions[0], d, atol=1e-10)
+        assert np.allclose(sol.a[1:], (push - mu) * GRAVITY * d, atol=1e-9)
+
+
+def test_painleve_rod_raises():
+    # Painleve's rod: uniform rod (m, half length l, I = m l^2 / 3) at 45
+    # degrees, its lower end A sliding on a rough floor; r = A - centre =
+    # -l (cos, sin). Rows [n = y, t = x]: G_nn = (1 + 3 cos^2)/m,
+    # G_nt = -3 sin cos / m. Sliding with d = -1 (A moving towards -x, the
+    # friction +mu lam_N along x): a_N = -g + (G_nn - mu d G_nt) lam_N
+    # = -g + (2.5 - 1.5 mu) lam_N / m: with mu = 2 the coefficient is
+    # negative and -g < 0, so no lam_N >= 0 gives a_N >= 0
+    m, l, th = 1.0, 0.5, math.radians(45)
+    inertia = m * l * l / 3
+    G = planar_delassus(m, inertia, [(-l * math.cos(th), -l * math.sin(th))])
+    assert math.isclose(G[0, 0] + 2 * G[0, 1], -0.5 / m, rel_tol=1e-12)
+    a_free = np.array([-GRAVITY, 0.0])
+    with pytest.raises(LCPError, match='contacts \\(0,\\)') as info:
+        solve_contact(G, a_free, PLANAR, [2.0], {0: [-1.0]})
+    assert info.value.contacts == (0,)
+    assert info.value.residual > 0
+    # with mu = 1 it is solvable: lam_N = m g / (2.5 - 1.5)
+    sol = solve_contact(G, a_free, PLANAR, [1.0], {0: [-1.0]})
+    assert math.isclose(sol.lam[0], GRAVITY * m / 1.0, rel_tol=1e-12)

@@ -48,6 +48,7 @@ References
    friction cone as an LCP with direction multipliers and the slip speed).
 """
 
+import itertools
 import math
 from typing import NamedTuple
 
@@ -415,5 +416,295 @@ def solve_impact(G, v_minus, layout, e, mu):
     return _poisson_impact(G, v, layout, e, mu)
 
 
+# ---------------------------------------------------------------------------
+# several contacts: one LCP per phase
+# ---------------------------------------------------------------------------
+
+#: directions of the polygon that stands in for a friction disc in the LCP
+#: (refined to the exact disc afterwards, see :func:`_refine_discs`)
+FACETS = 16
+
+
+class _Unknowns:
+    """Index of the LCP's unknowns: per contact ``j`` its normal impulse
+    beyond the base (``normal[j]``), the friction multipliers along the
+    directions ``D[j]`` (columns) and the slip speed ``slip[j]`` (None for
+    a contact without cone)."""
+
+    def __init__(self, layout, mu, fixed):
+        self.normal, self.friction, self.slip, self.D = [], [], [], []
+        size = 0
+        for j, (n, ts) in enumerate(layout):
+            self.normal.append(size)
+            size += 1
+            if ts and mu[j] > 0 and j not in fixed:
+                if len(ts) == 1:
+                    D = np.array([[1.0, -1.0]])
+                else:
+                    angles = 2 * np.pi * np.arange(FACETS) / FACETS
+                    D = np.vstack([np.cos(angles), np.sin(angles)])
+                self.D.append(D)
+                self.friction.append(list(range(size, size + D.shape[1])))
+                self.slip.append(size + D.shape[1])
+                size += D.shape[1] + 1
+            else:
+                self.D.append(None)
+                self.friction.append([])
+                self.slip.append(None)
+        self.size = size
+
+
+def _impulse_map(G, layout, mu, base, fixed, idx):
+    """``P = P0 + B x`` per row of ``G`` from the LCP unknowns ``x``: the
+    base normal impulses (with the friction of a contact of fixed slip
+    direction ``d``, ``-mu d`` per unit normal impulse) and the friction
+    multipliers along their directions."""
+    r = G.shape[0]
+    P0, B = np.zeros(r), np.zeros((r, idx.size))
+    for j, (n, ts) in enumerate(layout):
+        column = np.zeros(r)
+        column[n] = 1.0
+        if j in fixed and ts:
+            column[list(ts)] = -mu[j] * np.asarray(fixed[j], dtype=float)
+        B[:, idx.normal[j]] = column
+        P0 += base[j] * column
+        if idx.D[j] is not None:
+            B[np.ix_(list(ts), idx.friction[j])] = idx.D[j]
+    return P0, B
+
+
+def _phase_lcp(G, v0, layout, mu, base, fixed):
+    """The LCP ``(M, q)`` of one phase (impulses and velocities, or forces
+    and accelerations) with Coulomb's law on polygonal cones
+    [Stewart1996]_: per contact, the normal speed ``>= 0`` complementary to
+    the normal impulse beyond the base; ``D^T v_t + slip >= 0``
+    complementary to the multipliers ``beta >= 0`` (``P_t = D beta``); and
+    ``mu (base + P_N) - sum(beta) >= 0`` complementary to ``slip``. Planar
+    contacts (``D = [1, -1]``) give Coulomb's law exactly."""
+    idx = _Unknowns(layout, mu, fixed)
+    P0, B = _impulse_map(G, layout, mu, base, fixed, idx)
+    S = np.zeros((idx.size, G.shape[0]))        # rows paired with velocity
+    for j, (n, ts) in enumerate(layout):
+        S[idx.normal[j], n] = 1.0
+        if idx.D[j] is not None:
+            S[np.ix_(idx.friction[j], list(ts))] = idx.D[j].T
+    M = S @ G @ B
+    q = S @ (v0 + G @ P0)
+    for j in range(len(layout)):
+        if idx.slip[j] is not None:
+            M[idx.friction[j], idx.slip[j]] = 1.0
+            M[idx.slip[j], idx.normal[j]] = mu[j]
+            M[idx.slip[j], idx.friction[j]] = -1.0
+            q[idx.slip[j]] = mu[j] * base[j]
+    return M, q, P0, B, idx
+
+
+def _modes(G, v0, P, layout, mu, base, fixed, scale):
+    """Per contact its mode and slip direction from the impulses ``P``."""
+    v = v0 + G @ P
+    modes, directions = [], []
+    for j, (n, ts) in enumerate(layout):
+        ts = list(ts)
+        if P[n] <= 1e-12 * scale and base[j] == 0:
+            modes.append('open')
+            directions.append(None)
+        elif j in fixed or not ts or mu[j] == 0:
+            modes.append('slide')
+            directions.append(np.asarray(fixed[j], dtype=float)
+                              if j in fixed and ts else None)
+        elif np.linalg.norm(v[ts]) <= 1e-9 * scale:
+            modes.append('stick')
+            directions.append(None)
+        else:
+            modes.append('slide')
+            directions.append(v[ts] / np.linalg.norm(v[ts]))
+    return modes, directions
+
+
+def _phase(G, v0, layout, mu, base, fixed=None):
+    """One phase: the impulses ``P`` (per row) with the velocities ``v0 +
+    G P`` complementary to them as in :func:`_phase_lcp`, spatial cones
+    made exact by :func:`_refine_discs`. ``(P, modes, directions)``."""
+    fixed = {} if fixed is None else fixed
+    M, q, P0, B, idx = _phase_lcp(G, v0, layout, mu, base, fixed)
+    try:
+        w, x = lemke(M, q)
+    except LCPError as err:
+        contacts = tuple(range(len(layout)))
+        raise LCPError(f'contacts {contacts}: no solution of the contact '
+                       f'problem ({err})', err.residual, contacts) from None
+    P = P0 + B @ x
+    scale = np.abs(v0).max() + np.abs(G).max() * np.abs(P).max() + 1e-300
+    modes, directions = _modes(G, v0, P, layout, mu, base, fixed, scale)
+    if any(len(ts) == 2 and modes[j] == 'slide' and j not in fixed
+           and mu[j] > 0 for j, (n, ts) in enumerate(layout)):
+        P = _refine_discs(G, v0, layout, mu, base, fixed, P, modes)
+        modes, directions = _modes(G, v0, P, layout, mu, base, fixed, scale)
+    return P, tuple(modes), tuple(directions)
+
+
+def _disc_equations(G, v0, layout, mu, base, fixed, pressed, sliding):
+    """Residual ``F(P)`` of the equations of one pattern of modes: per
+    contact, ``v_n = 0`` if ``pressed[j]`` else ``P_N = base``; friction
+    ``P_t = -mu P_N s`` for a sliding contact (``s`` the slip direction of
+    ``v_t``, or the fixed one), ``v_t = 0`` for a sticking one, ``P_t = 0``
+    without friction; rows of no contact ``P = 0``."""
+    rows = np.zeros(G.shape[0], dtype=bool)
+
+    def F(P):
+        v = v0 + G @ P
+        out = np.where(rows, 0.0, P)
+        for j, (n, ts) in enumerate(layout):
+            ts = list(ts)
+            out[n] = v[n] if pressed[j] else P[n] - base[j]
+            if not ts:
+                continue
+            if j in fixed:
+                out[ts] = P[ts] + mu[j] * P[n] * np.asarray(fixed[j])
+            elif mu[j] == 0 or (not pressed[j] and base[j] == 0):
+                out[ts] = P[ts]
+            elif sliding[j]:
+                slip = np.linalg.norm(v[ts])
+                out[ts] = P[ts] + mu[j] * P[n] * v[ts] / max(slip, 1e-300)
+            else:
+                out[ts] = v[ts]
+        return out
+
+    for n, ts in layout:
+        rows[[n, *ts]] = True
+    return F
+
+
+def _pattern_holds(G, v0, layout, mu, base, P, pressed, sliding, scale):
+    """Whether ``P`` satisfies the inequalities of its pattern of modes."""
+    v = v0 + G @ P
+    tol = 1e-9 * scale
+    for j, (n, ts) in enumerate(layout):
+        ts = list(ts)
+        if P[n] < base[j] - tol or v[n] < -tol:
+            return False
+        if ts and mu[j] > 0 and not sliding[j]:
+            if np.linalg.norm(P[ts]) > mu[j] * P[n] * (1 + 1e-9) + tol:
+                return False
+        if ts and sliding[j] and np.linalg.norm(v[ts]) <= tol:
+            return False
+    return True
+
+
+def _refine_discs(G, v0, layout, mu, base, fixed, P, modes):
+    """Replace the polygonal cones of spatial contacts that slide by
+    Coulomb's disc: solve the equations of the polygon's pattern of modes
+    (and, where they fail, of the patterns with some of those contacts
+    sticking) by Powell's hybrid method from the polygon's impulses, and
+    keep the first whose inequalities hold. A contact that sticks on the
+    polygon sticks on the disc too (the polygon is inscribed), so only
+    sliding ones change. Where no pattern holds, the polygon's impulses
+    are kept: their friction is within ``1 - cos(pi / FACETS)`` (1.9 %)
+    of the disc's."""
+    from scipy.optimize import root
+    scale = np.abs(v0).max() + np.abs(G).max() * np.abs(P).max() + 1e-300
+    pressed = [P[n] > base[j] + 1e-12 * scale or (base[j] == 0 and P[n] > 0)
+               for j, (n, ts) in enumerate(layout)]
+    slide = [modes[j] == 'slide' and len(ts) > 0 and mu[j] > 0
+             for j, (n, ts) in enumerate(layout)]
+    spatial = [j for j, (n, ts) in enumerate(layout)
+               if len(ts) == 2 and slide[j] and j not in fixed]
+    for stuck in itertools.chain.from_iterable(
+            itertools.combinations(spatial, r) for r in range(
+                len(spatial) + 1)):
+        sliding = [s and j not in stuck for j, s in enumerate(slide)]
+        F = _disc_equations(G, v0, layout, mu, base, fixed, pressed, sliding)
+        sol = root(F, P, method='hybr', options={'xtol': 1e-14})
+        if (np.abs(F(sol.x)).max() <= 1e-11 * scale and _pattern_holds(
+                G, v0, layout, mu, base, sol.x, pressed, sliding, scale)):
+            return sol.x
+    return P
+
+
 def _poisson_impact(G, v, layout, e, mu):
-    raise NotImplementedError('several contacts: not yet')
+    """Pfeiffer and Glocker's Poisson-type impact of several contacts
+    [Pfeiffer1996]_ [Glocker2001]_: compression from ``v-`` with base
+    zero, then expansion from the compression's velocities with base
+    ``e_j P_Nc_j``, each phase the LCP of :func:`_phase` (Coulomb's law at
+    the impulse level on the phase's final slip; planar cones exact,
+    spatial ones refined to the disc).
+
+    With ``v_c = v- + G P_c`` and ``P_e`` the expansion's impulse, the
+    change of kinetic energy is ``(1 + e) P_c . v_c - (1 - e^2)/2 P_c G P_c
+    + (P_Te - e P_Tc) . v_T+ - D G D / 2`` (``D = P_e - e P_c``, one ``e``
+    for brevity, the same per contact); the first term is ``<= 0`` by the
+    compression's complementarity, and the third is ``<= 0`` because
+    ``|P_Tc| <= mu P_Nc``, ``P_Ne >= e P_Nc`` and ``P_Te . v_T+ = -mu
+    P_Ne |v_T+|``: the impact never creates energy (for ``G``
+    symmetric positive semidefinite)."""
+    k = len(layout)
+    Pc, modes_c, _ = _phase(G, v, layout, mu, np.zeros(k))
+    base = e * np.array([Pc[n] for n, ts in layout])
+    Pe, modes_e, _ = _phase(G, v + G @ Pc, layout, mu, base)
+    P = Pc + Pe
+    modes = tuple('open' if not P[n] else mode if layout[j][1] and mu[j] > 0
+                  else 'frictionless' for j, ((n, ts), mode)
+                  in enumerate(zip(layout, modes_e)))
+    phases = tuple((a, b) for a, b in zip(modes_c, modes_e))
+    return ImpactSolution(P, v + G @ P, Pc, modes, phases)
+
+
+def solve_contact(G, a_free, layout, mu, sliding):
+    """Forces and accelerations of the closed contacts of ``layout``.
+
+    Explanation
+    ===========
+
+    The contact problem of Pfeiffer and Glocker [Pfeiffer1996]_
+    [Glocker2001]_ at the acceleration level, ``a = a_free + G lam``: per
+    contact ``a_N >= 0``, ``lam_N >= 0``, ``a_N lam_N = 0``; a contact of
+    ``sliding`` has the friction ``lam_T = -mu lam_N d`` of its given slip
+    direction ``d``; any other contact with friction sticks (``a_T = 0``,
+    ``|lam_T| <= mu lam_N``) or starts to slide (``lam_T = -mu lam_N
+    a_T/|a_T|``). Solved as one LCP (:func:`_phase_lcp`; a contact with
+    two tangent rows that starts to slide refined to Coulomb's disc) by
+    Lemke's method: a few pivots for the few contacts of a model.
+
+    Parameters
+    ==========
+
+    G : array_like, shape (r, r)
+    a_free : array_like, shape (r,)
+        Contact accelerations with the contact forces zero.
+    layout : sequence of (int, tuple of int)
+    mu : float or array_like, shape (k,)
+    sliding : dict
+        Contact index -> unit slip direction (one entry per tangent row) of
+        the contacts that slide.
+
+    Returns
+    =======
+
+    ContactSolution
+
+    Raises
+    ======
+
+    LCPError
+        Where no forces satisfy the conditions: Painleve's paradox (a
+        sliding contact whose friction presses it into the surface faster
+        than its normal force pushes it out, ``G_NN - mu G_NT d < 0``, while
+        the free acceleration presses it), naming the contacts and the
+        residual reached.
+    ValueError
+        For inconsistent shapes, negative ``mu`` or a slip direction of
+        the wrong length or not of unit length.
+    """
+    G, a, layout, _, mu = _check(G, a_free, layout, 0.0, mu, 'solve_contact')
+    sliding = dict(sliding or {})
+    for j, d in sliding.items():
+        d = np.asarray(d, dtype=float).ravel()
+        if not 0 <= j < len(layout) or len(d) != len(layout[j][1]) or (
+                len(d) and abs(np.linalg.norm(d) - 1) > 1e-9):
+            raise ValueError(f'solve_contact: sliding[{j}] must be a unit '
+                             f'vector with one entry per tangent row of '
+                             f'contact {j}, got {d}')
+        sliding[j] = d
+    lam, modes, directions = _phase(G, a, layout, mu, np.zeros(len(layout)),
+                                    sliding)
+    return ContactSolution(lam, a + G @ lam, modes, directions)
