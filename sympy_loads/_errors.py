@@ -125,9 +125,10 @@ class SimulationError(RuntimeError):
         Coordinates and speeds (in ``model.q``/``model.u`` order; dependent
         entries are the last guess) at that time.
     result : SimulationResult or None
-        The simulation up to ``time`` where it is kept: when impacts
-        accumulate (see :class:`~sympy_loads.Impact`) or a restitution
-        leaves [0, 1].
+        The simulation up to ``time`` where it is kept: when a closed
+        contact cannot be resolved (see :class:`~sympy_loads.Impact`), a
+        restitution leaves [0, 1] or more than the limit of impacts
+        happen in one run.
     keeps_run : bool
         True for the failures whose run up to ``time`` is kept in
         ``result`` (the integration ends there, with its samples).

@@ -86,21 +86,34 @@ class Impact:
     translating plane) the plane moves with the model's speeds and takes
     the equal and opposite impulse at :math:`C`.
 
-    Impacts that accumulate (a bouncing ball with :math:`e < 1` strikes
-    infinitely often before it comes to rest) stop the simulation with a
-    :class:`~sympy_loads.SimulationError` that gives the time and the
-    number of impacts, when either
+    A contact that comes to rest *closes*: its gap is then held at zero
+    by a normal force :math:`\lambda_N \ge 0` (with Coulomb friction
+    where ``friction_coefficient`` is positive: sticking while
+    :math:`|\lambda_T| < \mu \lambda_N`, else sliding against the slip)
+    until :math:`\lambda_N` vanishes, where it opens again; its closed
+    intervals and forces are in ``SimulationResult.contacts``
+    (:class:`~sympy_loads.ContactInterval`). A contact comes to rest when
 
-    * the approach speed :math:`-v_n^-` falls below ``rest_speed``, or,
-      by default, below ``RELATIVE_REST_SPEED`` (:math:`10^{-4}`) times
-      the largest approach speed of this impact in the run, or
+    * its impacts accumulate (a bouncing ball with :math:`e < 1` strikes
+      infinitely often before it comes to rest): the approach speed
+      :math:`-v_n^-` falls below ``rest_speed``, or, by default, below
+      ``RELATIVE_REST_SPEED`` (:math:`10^{-4}`) times the largest
+      approach speed of this impact in the run; that impact is plastic
+      (:math:`e = 0`), shortening the run of bounces by the rest of the
+      series (:math:`2 e v/(g (1 - e))` for a ball whose last approach
+      speed is :math:`v`);
     * after an impact the contact point does not leave the plane (a
       plastic impact, or a rebound under ``RELATIVE_REST_SPEED`` times the
-      approach speed, while the loads press it into the plane): the
-      contact has become a resting one, which rigid impacts do not model.
+      approach speed) while the loads press it into the plane;
+    * it rests on its plane at the start (closed, not moving along the
+      normal) while the loads press it in, whatever the restitution.
 
-    The error's ``result`` attribute holds the simulation up to that time.
-    Model such contacts with :class:`~sympy_loads.HuntCrossleyContact`.
+    Which of the contacts touching their planes close, stick or slide is
+    decided for all of them together (Pfeiffer and Glocker's linear
+    complementarity problem). A contact that cannot be resolved (a
+    complementarity problem without solution, e.g. Painleve's paradox)
+    stops the run with a :class:`~sympy_loads.SimulationError` that names
+    it and keeps the run up to that time in its ``result``.
 
     Contacts that close at the same instant (a rod falling flat on both
     ends) are struck at once, with one impulse each from the restitution
@@ -116,10 +129,7 @@ class Impact:
     so the row moves on together (at :math:`1/n` of the striker's speed
     for :math:`e = 0`).
 
-    A contact that rests on its plane at the start (closed, not moving
-    along the normal) while the loads press it in stops the run at once
-    with the same error, whatever the restitution. A restitution that
-    depends on the state is evaluated at each impact, and one outside
+    A restitution that depends on the state is evaluated at each impact, and one outside
     :math:`[0, 1]` there stops the run with a
     :class:`~sympy_loads.SimulationError` (the run up to it in its
     ``result``). Impacts are looked for inside each integration step, not
@@ -589,7 +599,7 @@ class ContactInterval:
 
     A ball dropped onto the floor with :math:`e = 0.5` comes to rest after
     its impacts accumulate (at :math:`\sqrt{2h/g}\,(1 + 2e/(1 - e))`,
-    0.1 s for :math:`h = 0.0125`); then the floor carries its weight:
+    0.151 s for :math:`h = 0.0125`); then the floor carries its weight:
 
     >>> import sympy as sm
     >>> import sympy.physics.mechanics as me
@@ -606,7 +616,7 @@ class ContactInterval:
     ...                impacts=[floor])
     >>> interval, = res.contacts
     >>> interval.name, round(interval.start, 3), interval.end
-    ('floor', 0.1, 0.5)
+    ('floor', 0.151, 0.5)
     >>> round(float(interval.normal_force[-1]), 9)       # m g
     19.62
 

@@ -717,8 +717,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         The initial configuration cannot be assembled from the guesses.
     SimulationError
         The constraints cannot be solved, the mass matrix is singular or the
-        joint-friction iteration fails during the integration, impacts
-        accumulate (its ``result`` then holds the run up to that time), or
+        joint-friction iteration fails during the integration, a closed
+        contact cannot be resolved or a restitution leaves [0, 1] at an
+        impact (its ``result`` then holds the run up to that time), or
         a sample violates the holonomic or velocity constraints by more
         than the Newton-Raphson tolerance plus round-off (never returned as
         a success); the message gives the time and the state.

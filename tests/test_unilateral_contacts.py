@@ -250,3 +250,205 @@ def test_rod_pivots_on_one_end_when_the_other_would_pull():
         m * G + F - m * L / 2 * alpha, rel=1e-10)
     assert res.q[1, 2] == pytest.approx(alpha * 0.001 ** 2 / 2, rel=1e-3)
     assert res.q[1, 1] - L / 2 * math.sin(res.q[1, 2]) > 0      # A rises
+
+
+def incline(alpha, mu, push=0):
+    """A particle (block) in the vertical plane, on the incline through O
+    rising at ``alpha`` (normal -sin N.x + cos N.y), pushed up the slope
+    by the force ``push`` (an expression of time). Returns the model, the
+    impact, the coordinates and speeds, and the slope's unit vector up
+    and the impact's tangents as numeric vectors in N."""
+    x, y, vx, vy = me.dynamicsymbols('x y v_x v_y')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y)
+    P.set_vel(N, vx * N.x + vy * N.y)
+    up = math.cos(alpha) * N.x + math.sin(alpha) * N.y
+    normal = -math.sin(alpha) * N.x + math.cos(alpha) * N.y
+    kane = me.KanesMethod(N, [x, y], [vx, vy],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy])
+    kane.kanes_equations([me.Particle('block', P, 1.0)],
+                         [(P, -G * N.y + push * up)])
+    impact = Impact(P, O, normal, N, restitution=0.5,
+                    friction_coefficient=mu, name='incline')
+    tangents = np.array([[float(t.dot(N.x)), float(t.dot(N.y))]
+                         for t in impact.tangents])
+    return kane, impact, (x, y, vx, vy), np.array(
+        [math.cos(alpha), math.sin(alpha)]), tangents
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_block_on_an_incline_sticks_until_the_push_exceeds_friction(
+        backend):
+    """A unit block resting on a 20 degree incline with mu = 0.5 (tan 20
+    < mu: it sticks), pushed up the slope by c t: friction holds it (the
+    friction force along the slope is -(c t - g sin)) until c t - g sin =
+    mu g cos, at t_s = g (sin + mu cos) / c; then it slides up with
+    acceleration c (t - t_s), so s = c (t - t_s)**3 / 6."""
+    alpha, mu, c = math.radians(20), 0.5, 2.0
+    t = me.dynamicsymbols._t
+    kane, impact, (x, y, vx, vy), up, tangents = incline(alpha, mu, c * t)
+    t_s = G * (math.sin(alpha) + mu * math.cos(alpha)) / c
+    samples = np.linspace(0, 6, 121)
+    res = simulate(kane, (0, 6), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0}, {},
+                   impacts=[impact], t_eval=samples, backend=backend,
+                   rtol=1e-10, atol=1e-12)
+    assert res.success and not res.impacts
+    interval, = res.contacts
+    assert (interval.start, interval.end) == (0.0, 6.0)
+    assert interval.normal_force == pytest.approx(G * math.cos(alpha),
+                                                  rel=1e-9)
+    along = interval.tangential_force @ (tangents @ up)
+    stick = interval.t < t_s
+    assert interval.sticking.tolist() == stick.tolist()
+    assert along[stick] == pytest.approx(
+        -(c * interval.t[stick] - G * math.sin(alpha)), abs=1e-9)
+    assert along[~stick] == pytest.approx(-mu * G * math.cos(alpha),
+                                          rel=1e-9)
+    s = res.q @ up
+    assert np.abs(s[stick]).max() < 1e-9
+    assert s[~stick] == pytest.approx(c * (res.t[~stick] - t_s) ** 3 / 6,
+                                      abs=1e-8)
+
+
+def test_block_released_on_a_steep_incline_slides_and_loses_the_work():
+    """Released at rest on a 35 degree incline with mu = 0.3 (tan 35 >
+    mu): it slides down at once with a = g (sin - mu cos); the energy
+    lost equals the work of friction, the integral of lambda_T . v_t over
+    the samples (trapezoidal, exact for the linear speed)."""
+    alpha, mu = math.radians(35), 0.3
+    kane, impact, (x, y, vx, vy), up, tangents = incline(alpha, mu)
+    samples = np.linspace(0, 1, 51)
+    res = simulate(kane, (0, 1), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0}, {},
+                   impacts=[impact], t_eval=samples, rtol=1e-10, atol=1e-12)
+    assert res.success
+    interval, = res.contacts
+    assert not interval.sticking.any()
+    a = G * (math.sin(alpha) - mu * math.cos(alpha))
+    assert res.q @ up == pytest.approx(-a * res.t ** 2 / 2, abs=1e-9)
+    energy = 0.5 * (res.u ** 2).sum(axis=1) + G * res.q[:, 1]
+    friction = interval.tangential_force @ tangents      # a vector in N
+    power = (friction * res.u).sum(axis=1)
+    work = np.concatenate([[0.0], np.cumsum(
+        0.5 * (power[1:] + power[:-1]) * np.diff(res.t))])
+    assert energy - energy[0] == pytest.approx(work, abs=1e-9)
+    assert work[-1] < -1.0
+
+
+def test_sliding_on_the_floor_in_space_stops_and_sticks():
+    """A particle sliding on the floor y = 0 (3D, two tangent rows) with
+    speed 2.5 along (3, 0, 4)/5 and mu = 0.4: it decelerates at mu g
+    along a straight line, stops at t = v0 / (mu g) after v0**2 / (2 mu g),
+    then sticks (no friction force at rest on a level floor)."""
+    x, y, z, vx, vy, vz = me.dynamicsymbols('x y z v_x v_y v_z')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', x * N.x + y * N.y + z * N.z)
+    P.set_vel(N, vx * N.x + vy * N.y + vz * N.z)
+    kane = me.KanesMethod(N, [x, y, z], [vx, vy, vz],
+                          kd_eqs=[x.diff() - vx, y.diff() - vy,
+                                  z.diff() - vz])
+    kane.kanes_equations([me.Particle('p', P, 1.0)], [(P, -G * N.y)])
+    mu, v0 = 0.4, 2.5
+    floor = Impact(P, O, N.y, N, restitution=0.0, friction_coefficient=mu)
+    direction = np.array([0.6, 0.0, 0.8])
+    stop = v0 / (mu * G)
+    res = simulate(kane, (0, 1.0), {x: 0.0, y: 0.0, z: 0.0, vx: 0.6 * v0,
+                                    vy: 0.0, vz: 0.8 * v0}, {},
+                   impacts=[floor], t_eval=np.linspace(0, 1, 41),
+                   rtol=1e-10, atol=1e-12)
+    assert res.success
+    interval, = res.contacts
+    assert interval.end == 1.0
+    moving = res.t < stop
+    travel = np.where(moving, v0 * res.t - mu * G * res.t ** 2 / 2,
+                      v0 ** 2 / (2 * mu * G))
+    assert res.q == pytest.approx(np.outer(travel, direction), abs=1e-8)
+    assert interval.sticking.tolist() == (~moving).tolist()
+    assert np.abs(interval.tangential_force[~moving]).max() < 1e-9
+    friction = np.linalg.norm(interval.tangential_force[moving], axis=1)
+    assert friction == pytest.approx(mu * G, rel=1e-9)
+
+
+def test_rod_sliding_on_one_end_strikes_with_the_other_closed():
+    """A rod released at 30 degrees with end A on the frictionless floor:
+    A stays closed (its force positive) while the rod falls and slides,
+    the energy is kept (a frictionless closed contact does no work), and
+    when the rod lies flat B strikes plastically with A closed in the
+    impact: both ends stop (v_y = omega = 0; no horizontal force, so v_x =
+    0 throughout) and then carry m g / 2 each."""
+    th0 = math.radians(30)
+    m, L = ROD_MASS, ROD_LENGTH
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    res = simulate(kane, (0, 1.5), {x: 0.0, y: L / 2 * math.sin(th0),
+                                    th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                   impacts=ends, rtol=1e-10, atol=1e-12)
+    assert res.success
+    a_rest, b_rest = res.contacts[0], res.contacts[-1]
+    assert a_rest.name == 'A' and a_rest.start == 0.0
+    strike, = [r for r in res.impacts if r.name == 'B']
+    assert b_rest.name == 'B' and b_rest.start == strike.time
+    before = res.t < strike.time
+    energy = (m * G * res.q[:, 1] + m / 2 * (res.u[:, 0] ** 2
+                                              + res.u[:, 1] ** 2)
+              + m * L ** 2 / 24 * res.u[:, 2] ** 2)
+    assert energy[before] == pytest.approx(energy[0], abs=1e-8)
+    assert np.abs(res.u[:, 0]).max() < 1e-10
+    assert a_rest.normal_force[a_rest.t < strike.time].min() > 0
+    after = res.t > strike.time + 1e-9
+    assert np.abs(res.u[after]).max() < 1e-9
+    for interval in (a_rest, b_rest):
+        late = interval.t > strike.time + 1e-9
+        assert interval.normal_force[late] == pytest.approx(m * G / 2,
+                                                            rel=1e-9)
+
+
+def test_painleve_rod_stops_the_run_naming_the_contact():
+    """A rod at 45 degrees on its end A, sliding towards -x with mu = 2:
+    with the Delassus entries of the end, G_nn = 2.5/m and G_nt = -1.5/m
+    (by hand), the sliding friction +mu lambda_N makes the normal
+    acceleration -g + (2.5 - 1.5 mu) lambda_N / m < 0 for every lambda_N
+    >= 0 (Painleve): no consistent contact force. The run stops with a
+    SimulationError naming the contact, its start kept."""
+    th0, mu = math.radians(45), 2.0
+    assert 2.5 - 1.5 * mu < 0
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, mu)
+    with pytest.raises(SimulationError, match=r"'A' \(impacts\[0\]\)") as info:
+        simulate(kane, (0, 1), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
+                                th: th0, vx: -1.0, vy: 0.0, w: 0.0}, {},
+                 impacts=ends[:1])
+    error = info.value
+    assert error.keeps_run and error.time == 0.0
+    assert 'Painleve' in str(error)
+    assert error.result.t.tolist() == [0.0]
+    # sliding the other way, the same rod is resolved (lambda_N > 0)
+    res = simulate(kane, (0, 0.05), {x: 0.0, y: ROD_LENGTH / 2 *
+                                     math.sin(th0), th: th0, vx: 1.0,
+                                     vy: 0.0, w: 0.0}, {}, impacts=ends[:1])
+    assert res.success and res.contacts[0].normal_force[0] > 0
+
+
+def test_lasting_contact_with_joint_friction_is_refused():
+    """A block on a vertical prismatic joint with joint friction, resting
+    on the floor at the start: the joint's friction would need the
+    contact force among its reactions, which the relaxation does not
+    have; the run is refused with a ValueError naming both."""
+    from sympy.physics.mechanics import PrismaticJoint, RigidBody, System
+    from sympy_loads import JointFriction
+    ground, block = RigidBody('ground'), RigidBody('block', mass=1.0)
+    slider = PrismaticJoint('s', ground, block, joint_axis=ground.y)
+    friction = JointFriction(slider, coefficient=0.3)
+    system = System.from_newtonian(ground)
+    system.add_bodies(block)
+    system.add_joints(slider)
+    system.add_actuators(friction)
+    system.apply_uniform_gravity(-G * ground.y)
+    system.form_eoms()
+    floor = Impact(block.masscenter, ground.masscenter, ground.y,
+                   ground.frame, restitution=0.5, name='floor')
+    q, u = slider.coordinates[0], slider.speeds[0]
+    with pytest.raises(ValueError, match="'floor'.*joint friction"):
+        simulate(system, (0, 1), {q: 0.0, u: 0.0}, {}, impacts=[floor],
+                 joint_friction=[friction])

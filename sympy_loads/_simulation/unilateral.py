@@ -339,19 +339,14 @@ class LastingContacts:
         force vanished open and makes one whose friction saturated
         slide). Sets :attr:`modes`; returns the integrator state."""
         engine = self.engine
-        if engine.problem.n_friction:
-            raise ValueError(
-                f'contact {engine.impacts[0].name!r} comes to rest at '
-                f't = {t:.10g}: lasting contacts (closed Impact contacts) '
-                f'with joint friction (joint_friction=) are not supported;'
-                f' use HuntCrossleyContact for the contact, or end the run '
-                f'before this time.')
         old = dict(self.modes)
         for _ in range(MAX_TRANSITIONS):
             state = engine.contact_state(t, q, u)
             floor = self._speed_floor()
+            # (a closed contact's gap drifts with the integrator's error)
             touching = [j for j in range(self.k)
-                        if state.gap[j] <= engine.tolerance]
+                        if state.gap[j] <= engine.tolerance
+                        or j in self.modes]
             struck = [j for j in touching if state.vn[j] < -floor]
             if not struck:
                 break
@@ -363,8 +358,33 @@ class LastingContacts:
                 time=t, q=q, u=u, keeps_run=True)
         resting = [j for j in touching if abs(state.vn[j]) <= floor]
         self.modes = self._decide(t, q, u, state, resting, event)
+        self._check_supported(t)
         self._update_intervals(t, old)
         return self.problem.pack(q, u)
+
+    def _check_supported(self, t):
+        """``ValueError`` where a closed contact meets what the closed
+        phases do not support: joint friction (its relaxation does not
+        see the contact forces among the joints' reactions), or a contact
+        whose speeds depend on a specified input (whose rate, needed for
+        the contact's acceleration, is not known)."""
+        engine = self.engine
+        for j in sorted(self.modes):
+            name = f'{engine.impacts[j].name!r} (impacts[{j}])'
+            if self.problem.n_friction:
+                raise ValueError(
+                    f'the contact {name} comes to rest at t = {t:.10g}: a '
+                    f'lasting (closed) contact with joint friction '
+                    f'(joint_friction=) is not supported; model the contact '
+                    f'with HuntCrossleyContact, or end the run before this '
+                    f'time.')
+            if not engine.bias_known[j]:
+                raise ValueError(
+                    f'the contact {name} comes to rest at t = {t:.10g}, '
+                    f'but its normal or slip speed depends on a specified '
+                    f'input, whose rate a closed contact needs; give the '
+                    f'plane\'s motion as an expression of time (e.g. '
+                    f'plane_point located by A*sin(w*t)) instead.')
 
     def _speed_floor(self):
         """Normal speeds within this of zero count as resting."""
@@ -438,16 +458,13 @@ class LastingContacts:
                                      'contact') from None
         modes = {}
         for n, j in enumerate(resting):
-            mode = solution.modes[n]
-            name = mode if isinstance(mode, str) else mode[0]
-            if name == 'open':
+            if solution.modes[n] == 'open':
                 continue
-            if name == 'slide':
-                direction = (sliding[n] if n in sliding else
-                             np.asarray(mode[1], dtype=float))
-                modes[j] = np.asarray(direction, dtype=float)
-            else:
-                modes[j] = None
+            direction = solution.directions[n]
+            # (a closed contact without friction is 'slide' there)
+            modes[j] = (np.asarray(direction, dtype=float) if
+                        solution.modes[n] == 'slide' and direction is not None
+                        and self._tangents(j, state.mu[j]) else None)
         return modes
 
     def _last_lam(self, t, q, u):
