@@ -109,7 +109,7 @@ def _pinned_block(theta0, t_end):
 
 @pytest.fixture(scope='module')
 def rocking():
-    model, result = rocking_block.run(duration=2.0)
+    model, result = rocking_block.run(duration=3.0)
     return model, result
 
 
