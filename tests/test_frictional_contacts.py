@@ -148,6 +148,21 @@ def test_housner_ratio(rocking):
             ratio, abs=1e-8)
         # the struck corner sticks: no slip after the impact
         assert abs(record.tangential_speed_after[0]) < 1e-9
+        # the impulses are the changes of the center's momentum (m = 1),
+        # all on the struck corner (the old pivot lifts off without one):
+        # G moves as omega x r_G about the old corner before and about the
+        # new one after, so P_n = b (1 + r) |omega-| and
+        # |P_t|/P_n = h (1 - r)/(b (1 + r))
+        same = [r for r in result.impacts if r.time == record.time]
+        assert sum(r.impulse for r in same) == pytest.approx(
+            record.u_after[1] - record.u_before[1], abs=1e-12)
+        assert record.impulse == pytest.approx(
+            B * (1 + ratio) * abs(record.u_before[2]), rel=1e-9)
+        p_t = sum(r.tangential_impulse[0] for r in same)
+        assert p_t == pytest.approx(record.u_after[0] - record.u_before[0],
+                                    abs=1e-12)
+        assert abs(p_t) / record.impulse == pytest.approx(
+            H * (1 - ratio) / (B * (1 + ratio)), rel=1e-9)
 
 
 def _extrema(result):
