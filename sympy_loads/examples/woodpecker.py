@@ -100,8 +100,9 @@ def build_model(compliant=False):
     sleeve's lower and upper edges and the beak, in that order). With
     ``compliant=True`` the three contacts are
     :class:`~sympy_loads.HuntCrossleyContact`\\ s (stiffness ``k``,
-    damping ``c``, friction regularized over the slip speed ``eps``)
-    and ``impacts`` is empty.
+    damping ``c_sleeve`` at the sleeve's edges and ``c_beak`` at the beak,
+    friction regularized over the slip speed ``eps``) and ``impacts`` is
+    empty.
 
     Examples
     ========
@@ -116,9 +117,9 @@ def build_model(compliant=False):
     y, phi_m, phi_s = me.dynamicsymbols('y phi_M phi_S')
     v, w_m, w_s = me.dynamicsymbols('v omega_M omega_S')
     names = ('m_M J_M m_S J_S r_0 r_M h_M l_M l_G h_S l_S c_phi g mu '
-             'e_beak e_sleeve k c epsilon')
+             'e_beak e_sleeve k c_beak c_sleeve epsilon')
     (mM, JM, mS, JS, r0, rM, hM, lM, lG, hS, lS, c_phi, g, mu, e_beak,
-     e_sleeve, k, c, eps) = sm.symbols(names, positive=True)
+     e_sleeve, k, c_beak, c_sleeve, eps) = sm.symbols(names, positive=True)
     N = me.ReferenceFrame('N')
     A = N.orientnew('A', 'Axis', (phi_m, N.z))       # the sleeve
     A.set_ang_vel(N, w_m * N.z)
@@ -155,11 +156,11 @@ def build_model(compliant=False):
     loads = [(M, -mM * g * N.y), (S, -mS * g * N.y), (A, spring),
              (B, -spring)]
     pole = O.locatenew('pole', r0 * N.x)
-    contacts = (('sleeve, lower edge', drawn['lower'], e_sleeve),
-                ('sleeve, upper edge', drawn['upper'], e_sleeve),
-                ('beak', drawn['beak'], e_beak))
+    contacts = (('sleeve, lower edge', drawn['lower'], e_sleeve, c_sleeve),
+                ('sleeve, upper edge', drawn['upper'], e_sleeve, c_sleeve),
+                ('beak', drawn['beak'], e_beak, c_beak))
     impacts = []
-    for name, p, e in contacts:
+    for name, p, e, c in contacts:
         if compliant:
             loads += HuntCrossleyContact(
                 p, pole, N.x, N, stiffness=k, damping=c,
@@ -175,7 +176,7 @@ def build_model(compliant=False):
     symbols = dict(mM=mM, JM=JM, mS=mS, JS=JS, r0=r0, rM=rM, hM=hM, lM=lM,
                    lG=lG, hS=hS, lS=lS, c_phi=c_phi, g=g, mu=mu)
     if compliant:
-        symbols.update(k=k, c=c, eps=eps)
+        symbols.update(k=k, c_beak=c_beak, c_sleeve=c_sleeve, eps=eps)
     else:
         symbols.update(e_beak=e_beak, e_sleeve=e_sleeve)
     return SimpleNamespace(kane=kane, q=(y, phi_m, phi_s), u=(v, w_m, w_s),
