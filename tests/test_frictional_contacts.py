@@ -240,3 +240,114 @@ def test_locked_ball_rides_the_table(locking):
         np.testing.assert_allclose(result.q[inside, 0],
                                    A * np.sin(w * result.t[inside]),
                                    rtol=0, atol=1e-9)
+
+
+# --- the woodpecker toy --------------------------------------------------
+#
+# Glocker's equations written out by hand (Glocker 1995; Leine, Glocker and
+# van Campen 2003): q = (y, phiM, phiS), constant mass matrix, the force
+# vector h(q), and per contact (sleeve lower edge, upper edge, beak) the
+# gap, the normal and tangential directions w_N, w_T (columns of W).
+
+WP = woodpecker.PARAMETERS
+
+
+def _glocker():
+    p = WP
+    a = np.array([1.0, p['lM'], p['lG']])
+    mass = np.diag([p['mM'], p['JM'], p['JS']]) + p['mS'] * np.outer(a, a)
+
+    def forces(q):
+        _, phi_m, phi_s = q
+        return np.array([-(p['mM'] + p['mS']) * p['g'],
+                         -p['c_phi'] * (phi_m - phi_s) - p['mS'] * p['g']
+                         * p['lM'],
+                         -p['c_phi'] * (phi_s - phi_m) - p['mS'] * p['g']
+                         * p['lG']])
+
+    def gaps(q):
+        _, phi_m, phi_s = q
+        return np.array([p['rM'] - p['r0'] + p['hM'] * phi_m,
+                         p['rM'] - p['r0'] - p['hM'] * phi_m,
+                         p['lM'] + p['lG'] - p['lS'] - p['r0']
+                         - p['hS'] * phi_s])
+    w_n = np.array([[0, p['hM'], 0], [0, -p['hM'], 0], [0, 0, -p['hS']]]).T
+    w_t = np.array([[1, p['rM'], 0], [1, p['rM'], 0],
+                    [1, p['lM'], p['lG'] - p['lS']]]).T
+    return mass, forces, gaps, w_n, w_t
+
+
+def test_woodpecker_model_is_glockers():
+    """The SymPy model (bodies, loads, Impact points) gives Glocker's mass
+    matrix, forces, gaps and contact directions, at random states."""
+    import sympy as sm
+    model = woodpecker.build_model()
+    constants = woodpecker.constants_of(model)
+    mass, forces, gaps, w_n, w_t = _glocker()
+    states = list(model.q) + list(model.u)
+    M = sm.lambdify(states, model.kane.mass_matrix.xreplace(constants))
+    F = sm.lambdify(states, model.kane.forcing.xreplace(constants))
+    rows = [impact.contact_directions(model.u, model.kane.kindiffdict())[0]
+            for impact in model.impacts]
+    W = sm.lambdify(states, sm.Matrix.hstack(*[r[:2, :].T for r in rows])
+                    .xreplace(constants))
+    g = sm.lambdify(states, [i.gap.xreplace(constants)
+                             for i in model.impacts])
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        x = rng.uniform(-0.3, 0.3, 6)
+        np.testing.assert_allclose(M(*x), mass, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(np.ravel(F(*x)), forces(x[:3]),
+                                   rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(g(*x), gaps(x[:3]), rtol=0, atol=1e-15)
+        directions = np.asarray(W(*x), dtype=float)
+        np.testing.assert_allclose(directions[:, 0::2], w_n, atol=1e-15)
+        np.testing.assert_allclose(directions[:, 1::2], w_t, atol=1e-15)
+
+
+def _moreau(duration, dt):
+    """Moreau's midpoint time-stepping of Glocker's equations (Acary and
+    Brogliato 2008, ch. 10; Glocker's impact law at velocity level with
+    Newton's restitution e_N per contact, e_T = 0), the contact impulses
+    of each step by projected Gauss-Seidel on the Delassus matrix. Returns
+    the times of the beak's impacts (the midpoint of the first step of
+    each closed phase of the beak) and the sleeve's height there. First
+    order: the times are right to about dt."""
+    mass, forces, gaps, w_n, w_t = _glocker()
+    minv = np.linalg.inv(mass)
+    mu = np.full(3, WP['mu'])
+    e_n = np.array([WP['e_sleeve'], WP['e_sleeve'], WP['e_beak']])
+    (q0, u0) = woodpecker.CYCLE_STATE
+    q = np.array([q0[0], -(WP['rM'] - WP['r0']) / WP['hM'], q0[2]])
+    u = np.array(u0, dtype=float)
+    beak, closed_before = [], False
+    for step in range(int(round(duration / dt))):
+        q_mid = q + dt / 2 * u
+        free = minv @ forces(q_mid) * dt
+        active = gaps(q_mid) <= 0
+        u_new = u + free
+        if active.any():
+            n = int(active.sum())
+            W = np.hstack([w_n[:, active], w_t[:, active]])
+            G = W.T @ minv @ W
+            gamma = W.T @ u
+            bias = gamma + W.T @ free + np.concatenate(
+                [e_n[active], np.zeros(n)]) * gamma
+            P = np.zeros(2 * n)
+            for _ in range(500):
+                before = P.copy()
+                for j in range(n):
+                    P[j] = max(0.0, P[j] - (G[j] @ P + bias[j]) / G[j, j])
+                    k = n + j
+                    bound = mu[active][j] * P[j]
+                    P[k] = min(bound, max(-bound, P[k] - (G[k] @ P + bias[k])
+                                          / G[k, k]))
+                if np.max(np.abs(P - before)) < 1e-15:
+                    break
+            u_new = u_new + minv @ (W @ P)
+            if active[2] and not closed_before:
+                beak.append(((step + 0.5) * dt, q_mid[0]))
+        closed_before = bool(active[2])
+        q = q + dt / 2 * (u + u_new)
+        u = u_new
+    return np.array(beak)

@@ -36,21 +36,24 @@ sleeve jams on one edge (a closed, sticking contact) and releases, falls a
 little, jams on the other edge, and the beak strikes the pole; the cycle
 repeats with the same period and the same descent.
 
-Where each number comes from: the masses, moments of inertia, lengths and
-the spring stiffness are Glocker's (Glocker 1995, p. 162 ff., also in
-Pfeiffer and Glocker 1996, ch. 9, and in Leine, Glocker and van Campen
-2003): ``mM = 3.0e-4 kg``, ``JM = 5.0e-9 kg m^2``, ``mS = 4.5e-3 kg``,
+Where each number comes from. The masses, moments of inertia, lengths
+and the spring stiffness are Glocker's, from his thesis (Glocker 1995,
+p. 162 ff.; the model is that of Pfeiffer and Glocker 1996), as quoted
+with that page reference in public re-implementations of the model:
+``mM = 3.0e-4 kg``, ``JM = 5.0e-9 kg m^2``, ``mS = 4.5e-3 kg``,
 ``JS = 7.0e-7 kg m^2``, ``r0 = 2.5e-3 m``, ``rM = 3.1e-3 m``,
 ``hM = 5.8e-3 m``, ``lM = 1.0e-2 m``, ``lG = 1.5e-2 m``, ``hS = 2.0e-2 m``,
-``lS = 2.01e-2 m``, ``c_phi = 5.6e-3 N m/rad``, ``g = 9.81 m/s^2``; the
-restitution coefficients ``eN = (0.5, 0, 0)`` (beak, sleeve, sleeve), the
-friction coefficients ``mu = 0.3`` and the initial state (a state on the
+``lS = 2.01e-2 m``, ``c_phi = 5.6e-3 N m/rad``, ``g = 9.81 m/s^2``. The
+restitution coefficients (beak 0.5, sleeve 0; no tangential restitution),
+the friction coefficients ``mu = 0.3`` and the initial state on the
 periodic cycle, ``q = (0, -0.1036, -0.2788)``, ``u = (-0.3411, 0,
--7.4583)``) are those of Leine, Glocker and van Campen (2003), sec. 5, as
-also used by Baumann and Nuetzi's public Moreau time-stepping notebook of
-the toy. The sleeve angle of that state is rounded (``-0.1036``
-penetrates the pole by 0.9 micrometres); this example starts at the
-angle where the lower edge just touches, ``-(rM - r0)/hM``.
+-7.4583)``, are those of Baumann and Nuetzi's Moreau time-stepping of
+Glocker's model (who note that ``c_phi`` is not printed in the
+conference paper they follow and take the value above). The sleeve
+angle of that state is rounded (``-0.1036`` penetrates the pole by 0.9
+micrometres); this example starts at the angle where the lower edge just
+touches, ``-(rM - r0)/hM``. Leine, Glocker and van Campen (2003) study
+the same toy among other wooden toys with impacts and friction.
 
 References
 ==========
@@ -62,6 +65,9 @@ References
 .. [Leine2003] R. I. Leine, Ch. Glocker, D. H. van Campen, "Nonlinear
    dynamics and modeling of various wooden toys with impact and
    friction", J. Vib. Control 9 (2003) 25-78.
+.. [Baumann2017] M. Baumann, G. Nuetzi, "Simulating the woodpecker toy"
+   (Moreau's time-stepping of Glocker's model, 2017).
+   https://github.com/gabyx/Woodpecker
 """
 
 import os
@@ -82,8 +88,8 @@ PARAMETERS = {'mM': 3.0e-4, 'JM': 5.0e-9, 'mS': 4.5e-3, 'JS': 7.0e-7,
               'r0': 2.5e-3, 'rM': 3.1e-3, 'hM': 5.8e-3, 'lM': 1.0e-2,
               'lG': 1.5e-2, 'hS': 2.0e-2, 'lS': 2.01e-2, 'c_phi': 5.6e-3,
               'g': 9.81, 'mu': 0.3, 'e_beak': 0.5, 'e_sleeve': 0.0}
-#: The state on the periodic cycle given by Leine, Glocker and van Campen
-#: (2003): ``(y, phiM, phiS)`` [m, rad] and their rates [m/s, rad/s].
+#: The state on the periodic cycle used by Baumann and Nuetzi (2017):
+#: ``(y, phiM, phiS)`` [m, rad] and their rates [m/s, rad/s].
 CYCLE_STATE = ((0.0, -0.1036, -0.2788), (-0.3411, 0.0, -7.4583))
 
 
@@ -191,8 +197,7 @@ def constants_of(model, **overrides):
 
 
 def initial_conditions(model, parameters=None):
-    """Leine, Glocker and van Campen's state on the cycle
-    (:data:`CYCLE_STATE`), with the sleeve's angle where its lower edge
+    """The state on the cycle of :data:`CYCLE_STATE`, with the sleeve's angle where its lower edge
     just touches the pole."""
     par = dict(PARAMETERS, **(parameters or {}))
     (y0, _, phi_s0), speeds = CYCLE_STATE
