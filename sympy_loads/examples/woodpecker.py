@@ -93,6 +93,18 @@ PARAMETERS = {'mM': 3.0e-4, 'JM': 5.0e-9, 'mS': 4.5e-3, 'JS': 7.0e-7,
 CYCLE_STATE = ((0.0, -0.1036, -0.2788), (-0.3411, 0.0, -7.4583))
 
 
+#: The state on the periodic cycle of this model just after a beak impact
+#: (the beak on the pole: ``phiS = (lM + lG - lS - r0)/hS``, ``y = 0``):
+#: ``(phiM, v, omegaM, omegaS)`` [rad, m/s, rad/s, rad/s], the fixed point
+#: of :func:`return_map` found by :func:`find_cycle` (Newton's method,
+#: residual below 1e-12). From it the beak strikes every PERIOD seconds and
+#: the toy moves down DESCENT metres per cycle.
+PERIODIC_STATE = (0.0869557443071371, -0.06585839866092028,
+                  26.212927340817767, -6.898011830808525)
+#: The period [s] and the descent per cycle [m] of :data:`PERIODIC_STATE`.
+PERIOD, DESCENT = 0.17559869891, 0.03410815288
+
+
 def _small_rotation(phi, a, b):
     """``R(phi) (a, b)`` for small ``phi``: ``(a - b phi, a phi + b)``."""
     return a - b * phi, a * phi + b
@@ -218,6 +230,58 @@ def run(duration=1.0, parameters=None, **options):
                       constants_of(model, **par), impacts=model.impacts,
                       **options)
     return model, result
+
+
+def beak_angle(parameters=None):
+    """The bird's angle ``phiS`` at which the beak touches the pole,
+    ``(lM + lG - lS - r0)/hS`` [rad]."""
+    par = dict(PARAMETERS, **(parameters or {}))
+    return (par['lM'] + par['lG'] - par['lS'] - par['r0']) / par['hS']
+
+
+def return_map(model, state, **options):
+    """The pecking cycle's return map: from ``state`` = ``(phiM, v,
+    omegaM, omegaS)`` just after a beak impact (``y = 0``, the beak on the
+    pole), simulate to the next beak impact and return ``(state after it,
+    period, descent)``. ``options`` go to :func:`~sympy_loads.simulate`
+    (default ``rtol=1e-12, atol=1e-14``)."""
+    phi_m, v, w_m, w_s = state
+    start = dict(zip(model.q, (0.0, phi_m, beak_angle())))
+    start.update(zip(model.u, (v, w_m, w_s)))
+    options = dict(dict(rtol=1e-12, atol=1e-14), **options)
+    result = simulate(model.kane, (0.0, 3 * PERIOD), start,
+                      constants_of(model), impacts=model.impacts, **options)
+    hit = beak_impacts(result)[0]
+    i = int(np.nonzero(result.t == hit.time)[0][0])
+    after = np.array([result.q[i, 1], *hit.u_after])
+    return after, hit.time, -result.q[i, 0]
+
+
+def find_cycle(state=PERIODIC_STATE, tolerance=1e-12, iterations=10):
+    """The fixed point of :func:`return_map` near ``state`` by Newton's
+    method (the Jacobian by forward differences); returns ``(state,
+    period, descent)``.
+
+    The Jacobian has one eigenvalue away from zero, about -0.6: the
+    plastic, sticking jams of the sleeve forget the other directions, and
+    a cycle started near the periodic one approaches it, alternately
+    above and below, by that factor per cycle."""
+    model = build_model()
+    x = np.asarray(state, dtype=float)
+    scale = np.array([1.0, 1.0, 10.0, 10.0])
+    for _ in range(iterations):
+        fx, period, descent = return_map(model, x)
+        residual = fx - x
+        if np.max(np.abs(residual) / scale) < tolerance:
+            return x, period, descent
+        jacobian = np.empty((4, 4))
+        for k in range(4):
+            dx = np.zeros(4)
+            dx[k] = 1e-7 * max(1.0, abs(x[k]))
+            jacobian[:, k] = (return_map(model, x + dx)[0] - fx) / dx[k]
+        x = x - np.linalg.solve(jacobian - np.eye(4), residual)
+    raise RuntimeError(f'no periodic cycle found near {state}: residual '
+                       f'{residual}')
 
 
 def beak_impacts(result):
