@@ -307,12 +307,16 @@ def test_woodpecker_model_is_glockers():
 
 def _moreau(duration, dt):
     """Moreau's midpoint time-stepping of Glocker's equations (Acary and
-    Brogliato 2008, ch. 10; Glocker's impact law at velocity level with
-    Newton's restitution e_N per contact, e_T = 0), the contact impulses
-    of each step by projected Gauss-Seidel on the Delassus matrix. Returns
-    the times of the beak's impacts (the midpoint of the first step of
-    each closed phase of the beak) and the sleeve's height there. First
-    order: the times are right to about dt."""
+    Brogliato 2008; the impact law at velocity level with Newton's
+    restitution e_N per contact, e_T = 0), the contact impulses of each
+    step by projected Gauss-Seidel on the Delassus matrix. Returns
+    ``[(time, y)]`` of the beak's impacts (the midpoint of the first step
+    of each closed phase of the beak) and the sleeve's height there. First
+    order: the times are right to about dt. Up to the first beak impact
+    the impacts are plastic (the sleeve's), where Newton's law and
+    Stronge's (the engine's) agree; at the beak (e = 0.5, the slip
+    stopping during the impact) they differ, so only the first cycle is a
+    reference."""
     mass, forces, gaps, w_n, w_t = _glocker()
     minv = np.linalg.inv(mass)
     mu = np.full(3, WP['mu'])
@@ -351,3 +355,65 @@ def _moreau(duration, dt):
         q = q + dt / 2 * (u + u_new)
         u = u_new
     return np.array(beak)
+
+
+def test_woodpecker_first_beak_impact_matches_moreau():
+    """From the state on the cycle to the first beak impact: the sleeve's
+    lower edge closed (sticking, then sliding) for 67 ms, released, the
+    upper edge struck plastically with friction, the beak struck. Moreau's
+    scheme at dt and dt/2, extrapolated to dt = 0 (first order); its error
+    is bounded by the difference of the two plus the step (the detection
+    of the impact to within a step)."""
+    coarse, fine = 1e-5, 5e-6
+    first = [_moreau(0.082, dt)[0] for dt in (coarse, fine)]
+    extrapolated = 2 * first[1] - first[0]
+    bound = 2 * np.abs(first[1] - first[0]) + np.array([fine, 0.0])
+    _, result = woodpecker.run(duration=0.082)
+    times, heights = woodpecker.cycles(result)
+    assert len(times) == 1
+    assert abs(times[0] - extrapolated[0]) <= bound[0] + fine
+    assert abs(heights[0] - extrapolated[1]) <= bound[1] + 1e-6
+    # the first closed interval is the lower edge's, from the start,
+    # sticking and then sliding
+    closed = result.contacts[0]
+    assert closed.name == 'sleeve, lower edge' and closed.start == 0
+    assert closed.sticking.any() and not closed.sticking.all()
+
+
+def test_woodpecker_periodic_cycle():
+    """From the periodic state, the beak strikes every PERIOD seconds, the
+    toy moves down DESCENT per cycle, and the state after each beak impact
+    is the start again: to the integration's accuracy (rtol 1e-10: about
+    1e-11 s a cycle; the periodic state itself has a residual below 1e-12,
+    and the cycle's multiplier, about -0.6, damps any deviation)."""
+    model = woodpecker.build_model()
+    phi_m, v, w_m, w_s = woodpecker.PERIODIC_STATE
+    start = dict(zip(model.q, (0.0, phi_m, woodpecker.beak_angle())))
+    start.update(zip(model.u, (v, w_m, w_s)))
+    result = simulate(model.kane, (0, 3.2 * woodpecker.PERIOD), start,
+                      woodpecker.constants_of(model),
+                      impacts=model.impacts, rtol=1e-10, atol=1e-13)
+    times, heights = woodpecker.cycles(result)
+    assert len(times) == 3
+    np.testing.assert_allclose(np.diff(np.concatenate([[0.0], times])),
+                               woodpecker.PERIOD, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(-np.diff(np.concatenate([[0.0], heights])),
+                               woodpecker.DESCENT, rtol=0, atol=1e-10)
+    for record in woodpecker.beak_impacts(result):
+        i = int(np.nonzero(result.t == record.time)[0][0])
+        state = np.array([result.q[i, 1], *record.u_after])
+        np.testing.assert_allclose(state, woodpecker.PERIODIC_STATE,
+                                   rtol=0, atol=1e-7)
+
+
+def test_woodpecker_approaches_the_cycle():
+    """From the published state on the cycle (Glocker's model with
+    Newton's restitution at the beak), the engine's cycle (Stronge's
+    coefficient at the beak) is approached alternately from above and
+    below, the deviation shrinking by about 0.6 a cycle."""
+    _, result = woodpecker.run(duration=1.0)
+    times, _ = woodpecker.cycles(result)
+    deviation = np.diff(times) - woodpecker.PERIOD
+    assert len(deviation) >= 5
+    assert np.all(np.sign(deviation[1:]) == -np.sign(deviation[:-1]))
+    assert abs(deviation[-1]) < 0.5 * abs(deviation[0])
