@@ -77,8 +77,31 @@ class Impact:
     = \dot{h}` is negative while the sphere approaches. Passed to
     :func:`~sympy_loads.simulate` (``impacts=[...]``), the impact happens
     when :math:`h` reaches zero with :math:`v_n < 0`; the speeds then jump
-    so that :math:`v_n^+ = -e v_n^-` (see the module documentation). The
-    impact is frictionless: the impulse is along the normal.
+    so that :math:`v_n^+ = -e v_n^-` (see the module documentation).
+
+    With ``friction_coefficient`` :math:`\mu > 0` the impulse has a
+    tangential part :math:`\bar{P}_t` in the contact plane (along
+    :attr:`tangents`), bounded by Coulomb's law over the impact: the slip
+    of the sphere's material point at the contact (its rotation enters
+    with ``sphere_frame``) is stopped where an impulse inside the friction
+    cone :math:`|\bar{P}_t| \le \mu P_n` can stop it, else the friction
+    impulse opposes it, the slip direction followed through the impact as
+    it changes. A slip that stops or reverses during the impact makes
+    Newton's law of restitution create energy (Kane's paradox
+    [KaneLevinson]_); a frictional impact therefore uses Stronge's
+    energetic coefficient of restitution [Stronge2000]_ for a contact
+    struck alone: :math:`e^2` is the ratio of the work of the normal
+    impulse during restitution to that during compression, found by
+    integrating the contact's velocities over the normal impulse. It
+    equals Newton's and Poisson's coefficients when the slip keeps its
+    direction or stops for good (a sphere, the falling rod of the tutorial
+    "Impacts and contacts with friction"), and it never creates energy.
+    Contacts struck at once, or struck while others are closed, are solved
+    together as Pfeiffer and Glocker's linear complementarity problems of
+    a compression and an expansion phase [PfeifferGlocker1996]_ (Poisson's
+    law per contact: the expansion impulse is :math:`e` times the
+    compression impulse). A frictionless impact (the default) is the
+    Newtonian jump above.
 
     A plane without ``plane_frame`` is fixed in ``frame`` or moves with a
     prescribed motion of ``plane_point`` (a function of time) and takes no
@@ -129,7 +152,8 @@ class Impact:
     so the row moves on together (at :math:`1/n` of the striker's speed
     for :math:`e = 0`).
 
-    A restitution that depends on the state is evaluated at each impact, and one outside
+    A restitution that depends on the state is evaluated at each impact,
+    and one outside
     :math:`[0, 1]` there stops the run with a
     :class:`~sympy_loads.SimulationError` (the run up to it in its
     ``result``). Impacts are looked for inside each integration step, not
@@ -191,8 +215,15 @@ class Impact:
     restitution : sympifiable
         Coefficient of restitution :math:`e`, in :math:`[0, 1]` (a symbol
         gets its value from ``simulate()``'s constants).
+    friction_coefficient : sympifiable, optional
+        Coulomb's coefficient :math:`\mu \ge 0` of the impulses and of
+        the closed contact; default 0 (frictionless).
     radius : sympifiable, optional
         Sphere radius :math:`R \ge 0`; default 0 (a point).
+    sphere_frame : ReferenceFrame or RigidBody, optional
+        The frame (or body) the sphere is fixed in: its rotation enters the
+        slip of the contact point and the friction impulse turns it.
+        Default: the sphere translates with ``point``.
     plane_frame : ReferenceFrame, RigidBody or Particle, optional
         The body the plane is fixed in, which takes the equal and opposite
         impulse. Default: the plane does not rotate and takes no impulse.
@@ -230,6 +261,11 @@ class Impact:
     .. [KaneLevinson] T. R. Kane, D. A. Levinson, Dynamics: Theory and
        Applications, McGraw-Hill, 1985: generalized impulse.
        https://hdl.handle.net/1813/638
+    .. [Stronge2000] W. J. Stronge, Impact Mechanics, Cambridge University
+       Press, 2000: the energetic coefficient of restitution and slip
+       processes during an impact.
+    .. [PfeifferGlocker1996] F. Pfeiffer, Ch. Glocker, Multibody Dynamics
+       with Unilateral Contacts, Wiley, 1996.
     """
 
     #: Default threshold of accumulation, relative to the largest approach
@@ -447,7 +483,7 @@ class Impact:
         parts = [f'{type(self).__name__}({self.point}, {self.plane_point}, '
                  f'{self.normal}, {self.frame}, '
                  f'restitution={self.restitution}']
-        if self.friction_coefficient != 0:
+        if not self.friction_coefficient.is_zero:
             parts.append(f'friction_coefficient={self.friction_coefficient}')
         if self.radius != 0:
             parts.append(f'radius={self.radius}')

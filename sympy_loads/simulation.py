@@ -691,9 +691,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         :math:`\max(10\, \mathrm{atol}, 10^{-12})` at an impact and
         approaching is struck at the same instant (see
         :class:`~sympy_loads.Impact` for how simultaneous contacts are
-        resolved). Needs a forward ``t_span`` and a ``solve_ivp`` method
-        (not ``'odeint'``). See ``result.impacts`` and the tutorial "Rigid
-        impacts".
+        resolved). A contact that comes to rest (its impacts accumulate,
+        or it rests on its plane while pressed) closes: its gap is held
+        at zero by a normal force, with Coulomb friction, until that force
+        vanishes (``result.contacts``; the closed phases run in Python and
+        do not support joint friction). Needs a forward ``t_span`` and a
+        ``solve_ivp`` method (not ``'odeint'``). See ``result.impacts``,
+        ``result.contacts`` and the tutorial "Rigid impacts".
 
     Returns
     =======

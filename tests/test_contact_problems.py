@@ -100,6 +100,26 @@ def test_lemke_psd_plus_diagonal(n, rank, seed):
     assert enumerate_lcp(M, q)  # the oracle agrees a solution exists
 
 
+@settings(max_examples=150, deadline=None, derandomize=True)
+@given(n=st.integers(1, 6), seed=st.integers(0, 2**32 - 1))
+def test_lemke_degenerate_integer_problems(n, seed):
+    # small integer entries make ties in every ratio test; M = skew +
+    # nonnegative diagonal (+ a PSD part) is positive semidefinite, so
+    # copositive-plus: Lemke's method ends at a solution or on a ray, and a
+    # ray means the LCP is infeasible (Cottle, Pang, Stone, Section 4.4)
+    rng = np.random.default_rng(seed)
+    A = rng.integers(-1, 2, size=(n, n)).astype(float)
+    B = rng.integers(-1, 2, size=(n, 2)).astype(float)
+    M = A - A.T + B @ B.T + np.diag(rng.integers(0, 2, size=n))
+    q = rng.integers(-1, 2, size=n).astype(float)
+    try:
+        w, z = lemke(M, q)
+    except LCPError:
+        assert not enumerate_lcp(M, q)
+    else:
+        check_solution(M, q, w, z, 1e-12)
+
+
 def test_lemke_trivial_and_degenerate():
     # q >= 0: z = 0 without a pivot
     w, z = lemke(np.eye(2), np.array([1.0, 0.0]))
@@ -441,6 +461,27 @@ def test_block_lands_flat_sliding():
     assert sol.phases == (('slide', 'slide'), ('slide', 'slide'))
 
 
+def test_struck_contact_beside_resting_one():
+    # the slip-reversal impact of the rod beside a resting contact that it
+    # does not load (G block diagonal: the second contact's normal speed
+    # stays 0): Stronge's law as for the contact alone, not the two-phase
+    # law (which differs here, see test_slip_reverses_during_impact)
+    G = np.zeros((4, 4))
+    G[:2, :2], G[2:, 2:] = ROD_G, np.eye(2)
+    v = np.array([-1.0, 0.1, 0.0, 0.3])
+    alone = solve_impact(ROD_G, v[:2], PLANAR, [0.5], [0.3])
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], [0.3, 0.3])
+    assert np.allclose(sol.P[:2], alone.P, atol=1e-15)
+    assert np.array_equal(sol.P[2:], [0, 0])
+    assert sol.phases == (('slide', 'slide'), ('open',))
+    # coupled so that the struck contact's impulse presses the resting one
+    # (G_n2,n1 < 0): both are loaded, by the two-phase law
+    G[0, 2] = G[2, 0] = -0.5
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], [0.3, 0.3])
+    assert sol.P[2] > 0 and len(sol.phases[1]) == 2
+    assert kinetic_change(G, v, sol.P) < 0
+
+
 def phase_by_enumeration(G, v0, mu, base):
     """Every solution of one phase for planar contacts (rows n, t per
     contact) by trying every pattern: normal impulse at its base or the
@@ -487,7 +528,7 @@ def test_several_planar_contacts_match_enumeration(seed, k):
     G = random_delassus(rng, 2 * k)
     v = rng.normal(size=2 * k)
     v[0::2] = np.minimum(v[0::2], 0)                  # struck or resting
-    v[0] = -abs(v[0]) - 0.1
+    v[0:4:2] = -np.abs(v[0:4:2]) - 0.1                # two of them struck
     e, mu = rng.uniform(0, 1, k), rng.uniform(0, 1, k)
     layout = [(2 * j, (2 * j + 1,)) for j in range(k)]
     compression = phase_by_enumeration(G, v, mu, np.zeros(k))
@@ -524,6 +565,28 @@ def test_several_contacts_never_create_energy(seed, tangents):
     for j, (n, ts) in enumerate(layout):
         assert sol.P[n] >= -tol and sol.v_plus[n] >= -tol
         assert np.linalg.norm(sol.P[list(ts)]) <= mu[j] * sol.P[n] + tol
+
+
+def test_different_restitution_would_create_energy():
+    # Poisson's law with e = (1, 0) at two coupled contacts: applied per
+    # contact it gives energy to the system (+2.09 here; Glocker's
+    # energetic consistency conditions fail for unequal coefficients), so
+    # the smallest coefficient of the loaded contacts is used for both
+    from sympy_loads._simulation.contact_problems import _two_phases
+    G = np.array([[20.0, -1, 4, 16], [-1, 24, 0, 8], [4, 0, 7, 9],
+                  [16, 8, 9, 24]])
+    v = np.array([-1.0, -2.0, -1.0, 0.0])
+    e, mu = np.array([1.0, 0.0]), np.array([1.0, 1.0])
+    _, P_each, _, _ = _two_phases(G, v, TWO_PLANAR, mu, e)
+    assert kinetic_change(G, v, P_each) > 2.0
+    sol = solve_impact(G, v, TWO_PLANAR, e, mu)
+    assert sol.restitution == (0.0, 0.0)
+    assert kinetic_change(G, v, sol.P) < 0
+    _, P_zero, _, _ = _two_phases(G, v, TWO_PLANAR, mu, np.zeros(2))
+    assert np.allclose(sol.P, P_zero, atol=1e-12)
+    # equal coefficients are kept as given
+    sol = solve_impact(G, v, TWO_PLANAR, [0.5, 0.5], mu)
+    assert sol.restitution == (0.5, 0.5)
 
 
 def test_two_spheres_slide_on_the_disc():
@@ -580,8 +643,8 @@ def test_block_on_incline(incline, mu):
     for d in (1.0, -1.0):
         sol = solve_contact(G, a_free, PLANAR, [mu], {0: [d]})
         assert sol.modes == ('slide',)
-        assert math.isclose(sol.a[1], GRAVITY * (math.sin(a) - d * mu * math.cos(
-            a)), rel_tol=1e-12)
+        expected = GRAVITY * (math.sin(a) - d * mu * math.cos(a))
+        assert math.isclose(sol.a[1], expected, rel_tol=1e-12)
 
 
 def test_rod_resting_on_two_supports():
@@ -592,8 +655,8 @@ def test_rod_resting_on_two_supports():
     a_free = np.array([-GRAVITY, 0, -GRAVITY, 0])
     sol = solve_contact(G, a_free, TWO_PLANAR, [0.4, 0.4], {})
     W = m * GRAVITY
-    assert np.allclose(sol.lam[0::2], [W * x2 / (x2 - x1), -W * x1 / (x2 - x1)],
-                       rtol=1e-12)
+    assert np.allclose(sol.lam[0::2],
+                       [W * x2 / (x2 - x1), -W * x1 / (x2 - x1)], rtol=1e-12)
     assert np.allclose(sol.a, 0, atol=1e-12)
     assert sol.modes == ('stick', 'stick')
     # pushed along its axis by F: sticks while F < mu m g (the split of the
@@ -646,6 +709,46 @@ def test_painleve_rod_raises():
         solve_contact(G, a_free, PLANAR, [2.0], {0: [-1.0]})
     assert info.value.contacts == (0,)
     assert info.value.residual > 0
+    # lifted instead (a_N free > 0): indeterminate (open, or a force that
+    # pulls it down faster); the open solution is the one returned
+    sol = solve_contact(G, [1.0, 0.0], PLANAR, [2.0], {0: [-1.0]})
+    assert sol.modes == ('open',) and sol.lam[0] == 0
     # with mu = 1 it is solvable: lam_N = m g / (2.5 - 1.5)
     sol = solve_contact(G, a_free, PLANAR, [1.0], {0: [-1.0]})
     assert math.isclose(sol.lam[0], GRAVITY * m / 1.0, rel_tol=1e-12)
+    # beside a second contact that is fine (a particle resting on its own
+    # floor), only the rod's contact is named
+    G2 = np.zeros((4, 4))
+    G2[:2, :2], G2[2:, 2:] = np.eye(2), G
+    with pytest.raises(LCPError) as info:
+        solve_contact(G2, [-GRAVITY, 0, -GRAVITY, 0], TWO_PLANAR, [0.5, 2.0],
+                      {1: [-1.0]})
+    assert info.value.contacts == (1,)
+
+
+def test_tangent_without_effect():
+    # a tangent row that no impulse moves (G_tt = 0, G_tn = 0): the slip
+    # never changes, friction -mu P_n all through; at rest it holds with
+    # no tangential impulse
+    G = np.diag([2.0, 0.0])
+    sol = solve_impact(G, [-1.0, 0.5], PLANAR, [0.5], [0.4])
+    assert np.allclose(sol.P, [0.75, -0.3], atol=1e-15)
+    sol = solve_impact(G, [-1.0, 0.0], PLANAR, [0.5], [0.4])
+    assert np.allclose(sol.P, [0.75, 0.0], atol=1e-15)
+    assert sol.modes == ('stick',)
+
+
+def test_arguments_are_checked():
+    with pytest.raises(ValueError, match='G must be 2 x 2'):
+        solve_impact(np.eye(3), [-1.0, 0], PLANAR, 0.5, 0.3)
+    with pytest.raises(ValueError, match=r'e must be finite, >= 0 and <= 1'):
+        solve_impact(ROD_G, ROD_V, PLANAR, [1.5], [0.3])
+    with pytest.raises(ValueError, match='mu must be finite, >= 0'):
+        solve_contact(ROD_G, ROD_V, PLANAR, [-0.1], {})
+    with pytest.raises(ValueError, match=r'layout\[0\]'):
+        solve_impact(ROD_G, ROD_V, [(0, (1, 2))], 0.5, 0.3)
+    with pytest.raises(ValueError, match=r'sliding\[0\] must be a unit'):
+        solve_contact(ROD_G, ROD_V, PLANAR, [0.3], {0: [0.5]})
+    # nothing to solve
+    assert solve_impact(np.zeros((0, 0)), [], [], [], []).P.shape == (0,)
+    assert solve_contact(np.zeros((0, 0)), [], [], [], {}).modes == ()

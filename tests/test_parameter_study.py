@@ -486,20 +486,28 @@ def ball():
                            constants={m: 1.0, g: 9.81, e: 0.5})
 
 
-def test_accumulating_impacts_keep_their_partial_run(ball, thread_pool):
-    """A low restitution makes the impacts accumulate before the end:
-    simulate() raises with the run so far in error.result, and the study
-    keeps that run in the case's slot instead of dropping its samples."""
-    from sympy_loads import SimulationError
-    e = ball.e
-    args = (ball.kane, (0, 1.5), ball.initial, ball.constants)
-    with pytest.raises(SimulationError) as caught:
-        simulate(*args, impacts=[ball.floor])
+def test_a_run_stopped_by_an_impact_keeps_its_partial_run(ball,
+                                                         thread_pool):
+    """A restitution that grows with time, e (1 + t), leaves [0, 1] at
+    the second impact for e = 0.5 (t = 1.10): simulate() raises with the
+    run so far in error.result, and the study keeps that run in the case's
+    slot instead of dropping its samples. (Accumulating impacts, which
+    stopped the run before issue 37, now close the contact: e = 0.3 comes
+    to rest on the floor.)"""
+    from sympy_loads import Impact, SimulationError
+    e, t = ball.e, me.dynamicsymbols._t
+    floor = Impact(ball.floor.point, ball.floor.plane_point,
+                   ball.floor.normal, ball.floor.frame,
+                   restitution=e * (1 + t), name='floor')
+    args = (ball.kane, (0, 2.0), ball.initial, ball.constants)
+    with pytest.raises(SimulationError, match='outside') as caught:
+        simulate(*args, impacts=[floor])
     alone = caught.value.result
-    assert len(alone.t) > 10 and len(alone.impacts) > 10
-    cases = [{e: 0.5}, {e: 0.9}]
+    assert len(alone.t) > 5 and len(alone.impacts) == 1
+    assert caught.value.time == pytest.approx(1.10, abs=0.01)
+    cases = [{e: 0.5}, {e: 0.3}]
     for executor in (None, thread_pool):
-        results = simulate_many(*args, cases, impacts=[ball.floor],
+        results = simulate_many(*args, cases, impacts=[floor],
                                 executor=executor)
         partial = results[0]
         assert not partial.success and len(partial.t) == len(alone.t)
@@ -508,13 +516,12 @@ def test_accumulating_impacts_keep_their_partial_run(ball, thread_pool):
         np.testing.assert_array_equal(partial.t, alone.t)
         np.testing.assert_array_equal(partial.q, alone.q)
         assert partial.coordinates == (ball.y,)
-        # e = 0.9 bounces on to the end: impacts at sqrt(2h/g), then
-        # 2 e v1/g later (v1 = sqrt(2 g h))
-        assert results[1].success and results[1].t[-1] == 1.5
-        first = np.sqrt(2 / 9.81)
-        np.testing.assert_allclose(
-            [r.time for r in results[1].impacts],
-            [first, first + 2 * 0.9 * 9.81 * first / 9.81], rtol=1e-6)
+        # e = 0.3 bounces with 0.3 (1 + t) < 1 until it comes to rest
+        assert results[1].success and results[1].t[-1] == 2.0
+        assert results[1].impacts[0].time == pytest.approx(
+            np.sqrt(2 / 9.81), rel=1e-9)
+        rest, = results[1].contacts
+        assert 1.5 < rest.start < rest.end == 2.0
 
 
 def test_a_bad_case_first_fails_its_own_slot(ball):

@@ -452,3 +452,107 @@ def test_lasting_contact_with_joint_friction_is_refused():
     with pytest.raises(ValueError, match="'floor'.*joint friction"):
         simulate(system, (0, 1), {q: 0.0, u: 0.0}, {}, impacts=[floor],
                  joint_friction=[friction])
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_slider_crank_driven_into_its_stop_rests_there(backend):
+    """A closed loop (dependent coordinates and speeds): the slider-crank
+    with a constant crank torque T strikes its stop at x = 0.37 plastically
+    and stays there, the mechanism locked; the stop carries lambda = |T /
+    (dx/dq1)| (virtual work, dx/dq1 by central differences of the closed
+    form x = r cos q1 + sqrt(l**2 - r**2 sin(q1)**2)), the constraints
+    held."""
+    from test_rigid_impacts import slider_crank_with_stop
+    model, impact, constants, initial = slider_crank_with_stop(0.0)
+    T = 5.0
+    res = simulate(model.kane, (0, 0.4), initial, constants,
+                   specified={model.torque: T}, impacts=[impact],
+                   rtol=1e-10, atol=1e-12, backend=backend)
+    assert res.success
+    interval, = res.contacts
+    assert interval.start == res.impacts[-1].time
+    r, l = 0.1, 0.3
+
+    def x(q1):
+        return r * math.cos(q1) + math.sqrt(l ** 2 - (r * math.sin(q1)) ** 2)
+    q1 = res.q[-1, 0]
+    assert x(q1) == pytest.approx(0.37, abs=1e-9)
+    h = 1e-6
+    slope = (x(q1 + h) - x(q1 - h)) / (2 * h)
+    assert interval.normal_force == pytest.approx(abs(T / slope), rel=1e-7)
+    resting = res.t > interval.start + 1e-9
+    assert np.abs(res.u[resting]).max() < 1e-9
+    assert res.constraint_residual.max() < 1e-9
+    assert res.velocity_residual.max() < 1e-9
+
+
+@pytest.mark.parametrize('mu', [0.2, 0.6])
+def test_rough_rod_rocks_down_onto_both_ends_without_gaining_energy(mu):
+    """The rod released at 30 degrees on end A, now on a rough floor (mu)
+    with e = 0.3: A slides and sticks, B strikes with A closed in the
+    impact (frictional, A's and B's tangential impulses recorded), B
+    bounces ever lower until its impacts accumulate, and the rod comes to
+    rest on both ends carrying m g / 2 each. The energy never increases
+    (up to the integrator's error)."""
+    th0 = math.radians(30)
+    m, L = ROD_MASS, ROD_LENGTH
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, mu)
+    res = simulate(kane, (0, 1.0), {x: 0.0, y: L / 2 * math.sin(th0),
+                                    th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                   impacts=ends, rtol=1e-10, atol=1e-12)
+    assert res.success
+    energy = (m * G * res.q[:, 1] + m / 2 * (res.u[:, 0] ** 2
+                                              + res.u[:, 1] ** 2)
+              + m * L ** 2 / 24 * res.u[:, 2] ** 2)
+    assert np.diff(energy).max() < 1e-9
+    first = [r for r in res.impacts if r.time == res.impacts[0].time]
+    assert {r.name for r in first} == {'A', 'B'}
+    assert any(r.tangential_impulse[0] != 0.0 for r in first)
+    assert all(r.normal_speed_after >= -1e-10 for r in first)
+    assert {(i.name, i.end) for i in res.contacts} == {('A', 1.0),
+                                                       ('B', 1.0)}
+    for interval in res.contacts:
+        assert interval.normal_force[-1] == pytest.approx(m * G / 2,
+                                                          rel=1e-9)
+    assert np.abs(res.u[-1]).max() < 1e-9
+
+
+def test_contact_whose_speed_has_a_specified_input_is_refused_at_rest():
+    """A ball whose vertical speed is v + s(t) with s a specified input:
+    resting on the floor, its contact would need ds/dt, which the engine
+    does not have; a ValueError names the contact and the input's role,
+    for a constant input and for a function alike."""
+    y, v, s = me.dynamicsymbols('y v s')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', y * N.y)
+    P.set_vel(N, (v + s) * N.y)
+    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v - s])
+    kane.kanes_equations([me.Particle('ball', P, 1.0)], [(P, -G * N.y)])
+    floor = Impact(P, O, N.y, N, restitution=0.5, name='floor')
+    for input_ in (0.0, lambda t: 0.0):
+        with pytest.raises(ValueError, match=r"'floor' \(impacts\[0\]\) "
+                           r"comes to rest at t = 0.*specified input"):
+            simulate(kane, (0, 1), {y: 0.0, v: 0.0}, {}, impacts=[floor],
+                     specified={s: input_})
+
+
+def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
+    """The guard against modes that chatter (so many transitions in so
+    short a time that the run would not end): with the limit lowered to
+    four transitions within the whole span, the rough rod's run (more
+    than four) stops with a SimulationError that keeps its samples."""
+    from sympy_loads._simulation import unilateral
+    monkeypatch.setattr(unilateral, 'CHATTER_TRANSITIONS', 4)
+    monkeypatch.setattr(unilateral, 'CHATTER_WINDOW', 1.0)
+    th0 = math.radians(30)
+    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, 0.2)
+    with pytest.raises(SimulationError, match='chatter') as info:
+        simulate(kane, (0, 1.0), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
+                                  th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
+                 impacts=ends)
+    error = info.value
+    assert error.keeps_run and 0 < error.time < 1.0
+    assert error.result.t[-1] == pytest.approx(error.time)
+    assert error.result.contacts[0].name == 'A'

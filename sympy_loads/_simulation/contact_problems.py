@@ -15,9 +15,12 @@ are the same directions (then the kinetic energy changes by
     normal impulse [Stronge2000]_, so that slip that stops, sticks or
     reverses during the impact is followed, and energy is never created
     (Newton's kinematic coefficient creates it in Kane's example
-    [Kane1985]_). Several contacts: Pfeiffer and Glocker's Poisson-type
-    impact in two phases, compression then expansion, each a linear
-    complementarity problem [Pfeiffer1996]_ [Glocker2001]_.
+    [Kane1985]_); also one struck contact beside closed ones that it
+    leaves unloaded. Several loaded contacts: Pfeiffer and Glocker's
+    Poisson-type impact in two phases, compression then expansion, each a
+    linear complementarity problem [Pfeiffer1996]_ [Glocker2001]_, with
+    Coulomb's law exact for planar contacts and on the disc for spatial
+    ones.
 :func:`solve_contact`
     the forces and accelerations of closed contacts (normal
     complementarity, sticking or sliding friction) [Pfeiffer1996]_.
@@ -87,16 +90,22 @@ class ImpactSolution(NamedTuple):
         ``'stick'``, ``'slide'``, ``'frictionless'`` (no tangent row or
         ``mu = 0``) or ``'open'`` (no impulse).
     phases : tuple of tuple of str
-        Per contact, the modes in order: one contact, each change of mode
-        over the normal impulse (``('slide', 'stick')`` for slip that
-        stops and sticks); several contacts, ``(compression mode,
-        expansion mode)``.
+        Per contact, the modes in order: by Stronge's law (one loaded
+        contact), each change of mode over the normal impulse (``('slide',
+        'stick')`` for slip that stops and sticks, ``('slide', 'slide')``
+        for slip that reverses; ``('open',)`` for the unloaded ones); by
+        the two-phase law, ``(compression mode, expansion mode)``.
+    restitution : tuple of float
+        Per contact, the coefficient of restitution applied: ``e`` as
+        given, except where several contacts with different coefficients
+        would have created energy (see :func:`_poisson_impact`).
     """
     P: np.ndarray
     v_plus: np.ndarray
     compression: np.ndarray
     modes: tuple
     phases: tuple
+    restitution: tuple = ()
 
 
 class ContactSolution(NamedTuple):
@@ -145,6 +154,7 @@ class _Course:
         self.compression = None
         self.done = False
         self.phases = []
+        self.path = [self.P.copy()]
 
     def note(self, mode, fresh):
         """Record the mode of the next segment: a new phase where the
@@ -162,12 +172,16 @@ def _restart_direction(G, mu):
     if len(Gtn) == 1:
         return np.sign(Gtn)
 
-    def excess(c):
-        return np.linalg.norm(np.linalg.solve(
-            c * np.eye(2) + mu * Gtt, Gtn)) - 1.0
+    def direction(c):
+        return np.linalg.solve(c * np.eye(2) + mu * Gtt, Gtn)
+
     high = np.linalg.norm(Gtn) + 1.0
-    c = brentq(excess, 0.0, high, xtol=1e-15 * high, rtol=1e-15)
-    s = np.linalg.solve(c * np.eye(2) + mu * Gtt, Gtn)
+    # c -> 0 gives |s| = |G_tt^-1 G_tn| / mu > 1 (or unbounded for a
+    # singular G_tt): start just above zero
+    low = 1e-12 * high
+    c = brentq(lambda c: np.linalg.norm(direction(c)) - 1.0, low, high,
+               xtol=1e-15 * high, rtol=4 * np.finfo(float).eps)
+    s = direction(c)
     return s / np.linalg.norm(s)
 
 
@@ -178,8 +192,12 @@ def _tangential_rate(G, vt, mu, tiny):
         return np.zeros(len(vt)), 'frictionless'
     slip = np.linalg.norm(vt)
     if slip <= tiny:
-        hold = -np.linalg.solve(G[1:, 1:], G[1:, 0])
-        if np.linalg.norm(hold) <= mu * (1 + 1e-12):
+        # the impulse ratio holding the slip at zero (least squares: G_tt
+        # may be singular, then holding is possible only if consistent)
+        hold = np.linalg.lstsq(G[1:, 1:], -G[1:, 0], rcond=None)[0]
+        held = np.linalg.norm(G[1:, 1:] @ hold + G[1:, 0]) <= 1e-12 * (
+            np.abs(G).max())
+        if held and np.linalg.norm(hold) <= mu * (1 + 1e-12):
             return hold, 'stick'
         return -mu * _restart_direction(G, mu), 'slide'
     s = vt / slip
@@ -227,6 +245,7 @@ def _advance_linear(course, G, rate, e, tiny):
     h = max(h, 0.0)
     course.W += course.v[0] * h + 0.5 * g[0] * h * h
     course.P += h * np.concatenate([[1.0], rate])
+    course.path.append(course.P.copy())
     course.v += h * g
     _settle(course, event, e, tiny)
 
@@ -281,6 +300,7 @@ def _advance_ode(course, G, mu, e, tiny):
                         rtol=1e-12, atol=1e-14 * (np.abs(y0).max() + span),
                         events=events)
         start, y0 = sol.t[-1], sol.y[:, -1]
+        course.path.extend(np.column_stack([sol.t, sol.y[:-1].T]))
         if sol.status == 1:
             break
     else:
@@ -297,10 +317,11 @@ def _advance_ode(course, G, mu, e, tiny):
 
 def _one_contact(G, v, e, mu):
     """Stronge's energetic impact of one contact (rows [n, t...]):
-    ``(P, compression, phases)``."""
+    ``(P, compression, phases, path)``, ``path`` the impulses at the
+    segments' ends (and the ODE's steps)."""
     course = _Course(v)
     if v[0] >= 0:
-        return course.P, course.P.copy(), ('open',)
+        return course.P, course.P.copy(), ('open',), np.array(course.path)
     tiny = SLIP_TOL * np.abs(v).max()
     for _ in range(MAX_SEGMENTS):
         rate, mode = _tangential_rate(G, course.v[1:], mu, tiny)
@@ -311,7 +332,8 @@ def _one_contact(G, v, e, mu):
         else:
             _advance_linear(course, G, rate, e, tiny)
         if course.done:
-            return course.P, course.compression, tuple(course.phases)
+            return (course.P, course.compression, tuple(course.phases),
+                    np.array(course.path))
     raise LCPError(f'solve_impact: more than {MAX_SEGMENTS} changes of slip '
                    f'in one impact at contact 0', abs(course.v[0]), (0,))
 
@@ -336,9 +358,11 @@ def _check(G, v, layout, e_or_mu, mu, name):
     arrays = []
     for label, x in zip(('e', 'mu'), (e_or_mu, mu)):
         x = np.broadcast_to(np.array(x, dtype=float), (k,)).copy()
-        if not np.isfinite(x).all() or (x < 0).any():
-            raise ValueError(f'{name}: {label} must be finite and >= 0 per '
-                             f'contact, got {x}')
+        if not np.isfinite(x).all() or (x < 0).any() or (
+                label == 'e' and (x > 1).any()):
+            bound = ' and <= 1' if label == 'e' else ''
+            raise ValueError(f'{name}: {label} must be finite, >= 0{bound} '
+                             f'per contact, got {x}')
         arrays.append(x)
     return G, v, layout, arrays[0], arrays[1]
 
@@ -365,14 +389,19 @@ def solve_impact(G, v_minus, layout, e, mu):
     is never created: the friction's work ``int v_t . dP_t`` is never
     positive.
 
-    Several contacts: Pfeiffer and Glocker's Poisson-type impact as two
+    Several contacts, one of them struck (``v_n < 0``), the others
+    resting: Stronge's impact of the struck contact alone where the others
+    stay unloaded (their normal speeds stay ``>= 0`` all through it), so
+    that listing a resting contact that lifts off changes nothing.
+    Otherwise: Pfeiffer and Glocker's Poisson-type impact as two
     LCPs [Pfeiffer1996]_ (see :func:`_phase`): compression (normal
     speeds after it ``>= 0``, complementary to the normal impulses), then
     expansion from those speeds with normal impulse ``e_j P_Nc_j +
     dP_j``, ``dP_j >= 0`` complementary to the final normal speed; in each
     phase Coulomb's law at the impulse level (stick, or slide against the
-    phase's final slip). The kinetic energy does not grow (proof in the
-    module's tests' docstring).
+    phase's final slip). The kinetic energy does not grow (the proof is in
+    :func:`_poisson_impact`; where different coefficients at coupled
+    contacts would make it grow, the smallest of them is used for all).
 
     Parameters
     ==========
@@ -385,8 +414,8 @@ def solve_impact(G, v_minus, layout, e, mu):
         Per contact, its normal row and tangent rows (0, 1 or 2).
     e, mu : float or array_like, shape (k,)
         Per contact, the coefficient of restitution (Stronge's energetic
-        coefficient for one contact, Poisson's for several) and of
-        friction.
+        coefficient where one contact is loaded, Poisson's for several) and
+        of friction.
 
     Returns
     =======
@@ -400,20 +429,42 @@ def solve_impact(G, v_minus, layout, e, mu):
         Where the impact problem has no solution found (naming the
         contacts and the residual reached).
     ValueError
-        For inconsistent shapes or negative coefficients.
+        For inconsistent shapes, a layout row out of range, ``e`` outside
+        ``[0, 1]`` or a negative ``mu``.
     """
     G, v, layout, e, mu = _check(G, v_minus, layout, e, mu, 'solve_impact')
-    P = np.zeros(len(v))
-    if len(layout) == 1:
-        rows = [layout[0][0], *layout[0][1]]
-        Pj, compression_j, phases = _one_contact(
-            G[np.ix_(rows, rows)], v[rows], e[0], mu[0])
-        P[rows] = Pj
-        compression = np.zeros(len(v))
-        compression[rows] = compression_j
-        return ImpactSolution(P, v + G @ P, compression, (phases[-1],),
-                              (phases,))
+    if not layout:
+        return ImpactSolution(np.zeros(len(v)), v.copy(), np.zeros(len(v)),
+                              (), (), ())
+    tiny = SLIP_TOL * (np.abs(v).max() + 1e-300)
+    struck = [j for j, (n, ts) in enumerate(layout) if v[n] < -tiny]
+    if len(layout) == 1 or len(struck) == 1:
+        sol = _stronge(G, v, layout, e, mu, struck[0] if struck else 0, tiny)
+        if sol is not None:
+            return sol
     return _poisson_impact(G, v, layout, e, mu)
+
+
+def _stronge(G, v, layout, e, mu, j, tiny):
+    """Stronge's impact of contact ``j`` alone (:func:`_one_contact`), or
+    None where another contact of ``layout`` would be pressed into its
+    surface on the way (its normal speed below ``-tiny`` at a vertex of
+    the impulse's path)."""
+    rows = [layout[j][0], *layout[j][1]]
+    Pj, compression_j, phases, path = _one_contact(
+        G[np.ix_(rows, rows)], v[rows], e[j], mu[j])
+    others = [n for i, (n, ts) in enumerate(layout) if i != j]
+    if others and (v[others, None] + G[np.ix_(others, rows)] @ path.T
+                   ).min() < -tiny:
+        return None
+    P, compression = np.zeros(len(v)), np.zeros(len(v))
+    P[rows], compression[rows] = Pj, compression_j
+    modes = tuple(phases[-1] if i == j else 'open' for i in range(len(
+        layout)))
+    phases = tuple(phases if i == j else ('open',) for i in range(len(
+        layout)))
+    return ImpactSolution(P, v + G @ P, compression, modes, phases,
+                          tuple(float(x) for x in e))
 
 
 # ---------------------------------------------------------------------------
@@ -521,6 +572,16 @@ def _modes(G, v0, P, layout, mu, base, fixed, scale):
     return modes, directions
 
 
+def _suspects(G, layout, mu, fixed):
+    """The contacts to name when a phase has no solution: the sliding ones
+    whose friction drives them into the surface at least as fast as their
+    normal force drives them out (``G_NN - mu G_NT d <= 0``, Painleve's
+    condition), else all of them."""
+    named = tuple(j for j, (n, ts) in enumerate(layout) if j in fixed and ts
+                  and G[n, n] - mu[j] * G[n, list(ts)] @ fixed[j] <= 0)
+    return named or tuple(range(len(layout)))
+
+
 def _phase(G, v0, layout, mu, base, fixed=None):
     """One phase: the impulses ``P`` (per row) with the velocities ``v0 +
     G P`` complementary to them as in :func:`_phase_lcp`, spatial cones
@@ -530,7 +591,7 @@ def _phase(G, v0, layout, mu, base, fixed=None):
     try:
         w, x = lemke(M, q)
     except LCPError as err:
-        contacts = tuple(range(len(layout)))
+        contacts = _suspects(G, layout, mu, fixed)
         raise LCPError(f'contacts {contacts}: no solution of the contact '
                        f'problem ({err})', err.residual, contacts) from None
     P = P0 + B @ x
@@ -621,6 +682,16 @@ def _refine_discs(G, v0, layout, mu, base, fixed, P, modes):
     return P
 
 
+def _two_phases(G, v, layout, mu, e):
+    """Compression, then expansion with base ``e_j P_Nc_j``:
+    ``(P_c, P, phases, final modes)``."""
+    k = len(layout)
+    Pc, modes_c, _ = _phase(G, v, layout, mu, np.zeros(k))
+    base = e * np.array([Pc[n] for n, ts in layout])
+    Pe, modes_e, _ = _phase(G, v + G @ Pc, layout, mu, base)
+    return Pc, Pc + Pe, tuple(zip(modes_c, modes_e)), modes_e
+
+
 def _poisson_impact(G, v, layout, e, mu):
     """Pfeiffer and Glocker's Poisson-type impact of several contacts
     [Pfeiffer1996]_ [Glocker2001]_: compression from ``v-`` with base
@@ -629,24 +700,30 @@ def _poisson_impact(G, v, layout, e, mu):
     the impulse level on the phase's final slip; planar cones exact,
     spatial ones refined to the disc).
 
-    With ``v_c = v- + G P_c`` and ``P_e`` the expansion's impulse, the
-    change of kinetic energy is ``(1 + e) P_c . v_c - (1 - e^2)/2 P_c G P_c
-    + (P_Te - e P_Tc) . v_T+ - D G D / 2`` (``D = P_e - e P_c``, one ``e``
-    for brevity, the same per contact); the first term is ``<= 0`` by the
+    With one coefficient ``e`` for all contacts, ``v_c = v- + G P_c`` and
+    ``P_e`` the expansion's impulse, the change of kinetic energy is
+    ``(1 + e) P_c . v_c - (1 - e^2)/2 P_c G P_c + (P_Te - e P_Tc) . v_T+ -
+    D G D / 2`` (``D = P_e - e P_c``): the first term is ``<= 0`` by the
     compression's complementarity, and the third is ``<= 0`` because
     ``|P_Tc| <= mu P_Nc``, ``P_Ne >= e P_Nc`` and ``P_Te . v_T+ = -mu
-    P_Ne |v_T+|``: the impact never creates energy (for ``G``
-    symmetric positive semidefinite)."""
-    k = len(layout)
-    Pc, modes_c, _ = _phase(G, v, layout, mu, np.zeros(k))
-    base = e * np.array([Pc[n] for n, ts in layout])
-    Pe, modes_e, _ = _phase(G, v + G @ Pc, layout, mu, base)
-    P = Pc + Pe
+    P_Ne |v_T+|``, so the impact never creates energy (``G`` symmetric
+    positive semidefinite). With coefficients that differ between
+    coupled contacts it can (Glocker's energetic consistency conditions
+    for Poisson-type laws are then not met): where the result would
+    create energy, the expansion is recomputed with the smallest
+    coefficient of the contacts loaded in compression, for all of them.
+    ``ImpactSolution.restitution`` says which coefficients were used."""
+    Pc, P, phases, modes_e = _two_phases(G, v, layout, mu, e)
+    loaded = [j for j, (n, ts) in enumerate(layout) if Pc[n] > 0]
+    gain = 0.5 * P @ (2 * v + G @ P)
+    if loaded and gain > 1e-12 * (P @ G @ P) and np.ptp(e[loaded]) > 0:
+        e = np.full(len(layout), e[loaded].min())
+        Pc, P, phases, modes_e = _two_phases(G, v, layout, mu, e)
     modes = tuple('open' if not P[n] else mode if layout[j][1] and mu[j] > 0
                   else 'frictionless' for j, ((n, ts), mode)
                   in enumerate(zip(layout, modes_e)))
-    phases = tuple((a, b) for a, b in zip(modes_c, modes_e))
-    return ImpactSolution(P, v + G @ P, Pc, modes, phases)
+    return ImpactSolution(P, v + G @ P, Pc, modes, phases,
+                          tuple(float(x) for x in e))
 
 
 def solve_contact(G, a_free, layout, mu, sliding):
@@ -682,6 +759,16 @@ def solve_contact(G, a_free, layout, mu, sliding):
 
     ContactSolution
 
+    Notes
+    =====
+
+    Where the problem has several solutions (redundant contacts share a
+    force in any proportion, e.g. the friction of two supports of one
+    body; Painleve's indeterminate case, a sliding contact with ``G_NN -
+    mu G_NT d < 0`` that the free acceleration lifts), the one Lemke's
+    method reaches is returned: with nothing pressing (``q >= 0``) that is
+    all contacts open.
+
     Raises
     ======
 
@@ -705,6 +792,8 @@ def solve_contact(G, a_free, layout, mu, sliding):
                              f'vector with one entry per tangent row of '
                              f'contact {j}, got {d}')
         sliding[j] = d
+    if not layout:
+        return ContactSolution(np.zeros(len(a)), a.copy(), (), ())
     lam, modes, directions = _phase(G, a, layout, mu, np.zeros(len(layout)),
                                     sliding)
     return ContactSolution(lam, a + G @ lam, modes, directions)

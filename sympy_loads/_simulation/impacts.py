@@ -32,7 +32,9 @@ from sympy.physics.mechanics import find_dynamicsymbols
 
 from .._errors import SimulationError
 from .._numeric import eom_blocks
+from .contact_problems import solve_impact
 from .integrators import _EPS, Outcome, integrate
+from .lcp import LCPError
 from .numeric_model import _TIME
 from .problem import format_state
 from .unilateral import ContactCloses, LastingContacts
@@ -132,7 +134,7 @@ def _contact_block(nm, i, impact):
     speeds = [sm.sympify(e).xreplace(kinematics).xreplace(nm.aux_zero)
               for e in (impact.normal_speed,) + impact.tangential_speeds]
     law, impulse = impact.contact_directions(nm.u, kinematics)
-    if mu == 0:
+    if mu.is_zero:
         speeds[1:] = [sm.S.Zero, sm.S.Zero]
         law[1:, :] = sm.zeros(2, len(nm.u))
         impulse[1:, :] = sm.zeros(2, len(nm.u))
@@ -228,6 +230,7 @@ class ImpactEngine:
         #: (k,) bool, whether the acceleration bias is exact (no
         #: specified input in the contact's speeds)
         self.bias_known = bias_known(nm, self.impacts)
+        self.frictional = False
 
     def check_start(self, t, q, u):
         """``ValueError`` for a restitution coefficient outside [0, 1] or
@@ -235,6 +238,8 @@ class ImpactEngine:
         the consistent start ``(t, q, u)`` are kept for :func:`run`'s first
         :meth:`resolve`."""
         self.tangent_mask = self._find_tangent_mask(t, q, u)
+        # friction needs the impacts resolved here, not in compiled code
+        self.frictional = bool(self.tangent_mask.any())
         values = self.values(t, q, u)
         self._start = (t, q, u, values)
         gap, _, e, _, _ = values
@@ -384,6 +389,7 @@ class ImpactEngine:
         self.records.extend(
             (row[0], int(row[1]), row[2], row[3], row[4],
              tuple(row[5:5 + nu]), tuple(row[5 + nu:5 + 2 * nu]))
+            + ((0.0, 0.0),) * 3
             for row in records[:n].tolist())
         self.largest[:] = limits[1 + 2 * k:1 + 3 * k]
         self.count[:] = limits[1 + 3 * k:1 + 4 * k]
@@ -453,6 +459,61 @@ class ImpactEngine:
             return None, None
         return u + basis @ (Z @ P), P
 
+    def frictional_jump(self, t, q, u, group, e=None):
+        """``(u+, P, tangential)`` of the contacts ``group`` struck at once
+        with Coulomb friction (:func:`.contact_problems.solve_impact`:
+        Stronge's energetic restitution for one contact, Poisson's for
+        several): ``P`` the normal impulses, ``tangential`` per contact
+        ``(impulse, slip before, slip after)`` along the tangents. ``e``
+        (per contact of ``group``) replaces their restitution (the
+        lasting contacts' plastic impacts)."""
+        state = self.contact_state(t, q, u)
+        mass, basis = self.mass_basis(t, q, u)
+        rows, layout, slots = [], [], []
+        for i in group:
+            tangents = [1 + r for r in range(2) if self.tangent_mask[i, r]]
+            first = len(rows)
+            rows += [(i, 0)] + [(i, r) for r in tangents]
+            layout.append((first, tuple(range(first + 1, len(rows)))))
+            slots.append(tangents)
+        law = np.array([state.law[i, r] for i, r in rows])
+        impulse = np.array([state.impulse[i, r] for i, r in rows])
+        speeds = np.array([state.vn[i] if r == 0 else state.vt[i, r - 1]
+                           for i, r in rows])
+        try:
+            reduced = basis.T @ mass @ basis
+            response = basis @ np.linalg.solve(reduced, basis.T @ impulse.T)
+        except np.linalg.LinAlgError:
+            raise SimulationError(
+                f'the impact {self.impacts[group[0]].name!r} at t = '
+                f'{t:.10g} cannot be resolved: the mass matrix or the '
+                f'velocity constraints are singular there '
+                f'({format_state(self.problem.nm.q, q)}).',
+                time=t, q=q, u=u) from None
+        try:
+            solution = solve_impact(law @ response, speeds, layout,
+                                    state.e[group] if e is None else e,
+                                    state.mu[group])
+        except LCPError as error:
+            names = ', '.join(repr(self.impacts[i].name) for i in group)
+            raise SimulationError(
+                f'the frictional impact at t = {t:.10g} of {names} cannot '
+                f'be resolved: {error} ({format_state(self.problem.nm.q, q)}'
+                f'); the simulation up to this time is in the error\'s '
+                f'result.', time=t, q=q, u=u, keeps_run=True) from None
+        impulses = np.asarray(solution.P, dtype=float)
+        u_new = u + response @ impulses
+        after = self.contact_state(t, q, u_new).vt
+        tangential = []
+        for (normal, _), i, tangents in zip(layout, group, slots):
+            part = np.zeros(2)
+            for n_r, r in enumerate(tangents):
+                part[r - 1] = impulses[normal + 1 + n_r]
+            tangential.append((tuple(part.tolist()),
+                               tuple(state.vt[i].tolist()),
+                               tuple(after[i].tolist())))
+        return u_new, impulses[[normal for normal, _ in layout]], tangential
+
     def resolve(self, t, y, span):
         """Apply every impact due at ``t`` (a closed contact that
         approaches); return the new integrator state. Contacts due at the
@@ -509,6 +570,14 @@ class ImpactEngine:
                 group = [i for _, i in due]
                 u_new, P = self.jump(t, q, u, group, vn[group], e[group],
                                      law[group], impulse[group])
+            friction = None
+            if self.frictional:
+                # friction couples the contacts: every closed contact that
+                # approaches or rests takes part, solved at once
+                group = [i for i, (distance, speed) in enumerate(zip(
+                    gap.tolist(), vn.tolist()))
+                    if distance <= self.tolerance and speed <= floor]
+                u_new, P, friction = self.frictional_jump(t, q, u, group)
             if u_new is None:
                 group = [due[0][1]]
                 u_new, P = self.jump(t, q, u, group, vn[group], e[group],
@@ -518,10 +587,15 @@ class ImpactEngine:
                                         'cannot be found')
             values = self.values(t, q, u_new)    # also the next round's
             after = values[1]
-            for i, impulse_i in zip(group, P):
+            for n_i, (i, impulse_i) in enumerate(zip(group, P)):
+                tangential = ((0.0, 0.0),) * 3 if friction is None else \
+                    friction[n_i]
+                if friction is not None and vn[i] >= -floor and \
+                        impulse_i == 0.0 and not any(tangential[0]):
+                    continue        # a resting contact that took nothing
                 self.records.append((float(t), i, float(vn[i]),
                                      float(after[i]), float(impulse_i),
-                                     tuple(u), tuple(u_new)))
+                                     tuple(u), tuple(u_new)) + tangential)
                 self.count[i] += 1
                 self.largest[i] = max(self.largest[i], -vn[i])
                 struck[i] = (-vn[i], float(after[i]))
@@ -629,17 +703,16 @@ class ImpactEngine:
         return ''
 
     def _accumulated(self, t, q, u, i, reason):
+        """The :class:`SimulationError` (the run kept) of an impact that
+        cannot go on: past :data:`MAX_IMPACTS`, or without an impulse."""
         impact = self.impacts[i]
         error = SimulationError(
-            f'the impacts accumulate at t = {t:.10g}: {impact.name!r} '
+            f'the impacts stop at t = {t:.10g}: {impact.name!r} '
             f'(impacts[{i}]) has struck {int(self.count[i])} '
             f'time{"s" if self.count[i] != 1 else ""} '
-            f'({len(self.records)} impacts in all) and {reason}. The '
-            f'contact is coming to rest, which rigid impacts do not model; '
-            f'the simulation up to this time is in the error\'s result. '
-            f'Use HuntCrossleyContact for a lasting contact, or end the '
-            f'simulation before this time.', time=t, q=q, u=u,
-            keeps_run=True)
+            f'({len(self.records)} impacts in all) and {reason}; the '
+            f'simulation up to this time is in the error\'s result.',
+            time=t, q=q, u=u, keeps_run=True)
         return error
 
     def _pressing(self, t, q, u, i, span):
@@ -661,8 +734,10 @@ class ImpactEngine:
             ImpactRecord(time=t, index=i, name=self.impacts[i].name,
                          normal_speed_before=before,
                          normal_speed_after=after, impulse=P,
-                         u_before=ub, u_after=ua)
-            for t, i, before, after, P, ub, ua in self.records)
+                         u_before=ub, u_after=ua, tangential_impulse=Pt,
+                         tangential_speed_before=vb,
+                         tangential_speed_after=va)
+            for t, i, before, after, P, ub, ua, Pt, vb, va in self.records)
 
 
 def contact_intervals(engine):
@@ -732,7 +807,8 @@ def run(engine, fun, t_span, y0, *, method, t_eval, rtol, atol, max_step,
                 solution = integrate(
                     fun, (t, t1), y, t_eval=sample_times, jac=jac,
                     impacts=engine, problem=engine.problem, first_step=step,
-                    resolve=lambda t, y: engine.resolve(t, y, span),
+                    resolve=None if engine.frictional else
+                    (lambda t, y: engine.resolve(t, y, span)),
                     **options)
                 step = solution.next_step
             times.append(np.asarray(solution.t, dtype=float))

@@ -29,13 +29,15 @@ stepping (:func:`.integrators.integrate`, the right-hand side in Python):
 * a sliding contact's slip speed (along its slip direction) reaching zero:
   it sticks or slides back;
 * an open contact's gap reaching zero: an impact with every closed contact
-  in the layout (:func:`.contact_problems.solve_impact`).
+  in the layout (:meth:`.impacts.ImpactEngine.frictional_jump`, which
+  solves it with :func:`.contact_problems.solve_impact`).
 
 At each event the contacts that touch their planes without approaching
 them are decided together by :func:`.contact_problems.solve_contact` (the
 contact whose force vanished is left open, the one whose friction
 saturated slides); the phase with no closed contact is the engine's
-ordinary one (the compiled stepping where it applies, see :func:`.impacts.run`).
+ordinary one (the compiled stepping where it applies, see
+:func:`.impacts.run`).
 
 The gap and the slip of sticking contacts are held at the acceleration
 level only: they drift with the integrator's error; each
@@ -49,12 +51,12 @@ References
    Unilateral Contacts, Wiley, 1996.
 """
 
-import math
+import collections
 
 import numpy as np
 
 from .._errors import SimulationError
-from .contact_problems import solve_contact, solve_impact
+from .contact_problems import solve_contact
 from .integrators import integrate
 from .lcp import LCPError
 from .problem import format_state
@@ -64,6 +66,10 @@ __all__ = []
 # transitions at one instant (impacts and mode decisions) before the run
 # stops
 MAX_TRANSITIONS = 100
+# transitions within CHATTER_WINDOW of the time span after which the run
+# stops (the modes chatter: it would not end in reasonable time)
+CHATTER_TRANSITIONS = 500
+CHATTER_WINDOW = 1e-4
 
 
 class ContactCloses(Exception):
@@ -116,6 +122,7 @@ class LastingContacts:
         self.mask = np.asarray(engine.tangent_mask, dtype=bool).reshape(
             self.k, 2)
         self._memo = (None, None)
+        self._times = collections.deque(maxlen=CHATTER_TRANSITIONS)
         # per contact: the open interval's start and its chunks of samples
         self._open = {}
         self.intervals = []          # (index, start, end, chunks)
@@ -339,6 +346,7 @@ class LastingContacts:
         force vanished open and makes one whose friction saturated
         slide). Sets :attr:`modes`; returns the integrator state."""
         engine = self.engine
+        self._check_chatter(t, q, u)
         old = dict(self.modes)
         for _ in range(MAX_TRANSITIONS):
             state = engine.contact_state(t, q, u)
@@ -354,13 +362,29 @@ class LastingContacts:
         else:
             raise SimulationError(
                 f'the contacts at t = {t:.10g} did not settle after '
-                f'{MAX_TRANSITIONS} impacts ({format_state(engine.problem.nm.q, q)}).',
+                f'{MAX_TRANSITIONS} impacts '
+                f'({format_state(engine.problem.nm.q, q)}).',
                 time=t, q=q, u=u, keeps_run=True)
         resting = [j for j in touching if abs(state.vn[j]) <= floor]
         self.modes = self._decide(t, q, u, state, resting, event)
         self._check_supported(t)
         self._update_intervals(t, old)
         return self.problem.pack(q, u)
+
+    def _check_chatter(self, t, q, u):
+        """A :class:`SimulationError` (the run kept) where the last
+        :data:`CHATTER_TRANSITIONS` transitions all fell within
+        :data:`CHATTER_WINDOW` of the time span."""
+        self._times.append(float(t))
+        if (len(self._times) == CHATTER_TRANSITIONS and
+                t - self._times[0] <= CHATTER_WINDOW * self.span):
+            raise SimulationError(
+                f'the contacts chatter at t = {t:.10g}: '
+                f'{CHATTER_TRANSITIONS} impacts or changes of contact mode '
+                f'since t = {self._times[0]:.10g} '
+                f'({format_state(self.problem.nm.q, q)}); the simulation '
+                f'up to this time is in the error\'s result.',
+                time=t, q=q, u=u, keeps_run=True)
 
     def _check_supported(self, t):
         """``ValueError`` where a closed contact meets what the closed
@@ -382,8 +406,9 @@ class LastingContacts:
                 raise ValueError(
                     f'the contact {name} comes to rest at t = {t:.10g}, '
                     f'but its normal or slip speed depends on a specified '
-                    f'input, whose rate a closed contact needs; give the '
-                    f'plane\'s motion as an expression of time (e.g. '
+                    f'input (simulate()\'s specified=), whose rate a closed '
+                    f'contact needs and which is not known; write that '
+                    f'motion as an expression of time in the model (e.g. a '
                     f'plane_point located by A*sin(w*t)) instead.')
 
     def _speed_floor(self):
@@ -394,7 +419,8 @@ class LastingContacts:
     def _impact(self, t, q, u, state, touching, floor):
         """``u+`` after the impact of the contacts ``touching`` (those that
         approach, and those resting on their planes, with their
-        restitution; plastic where their impacts accumulate)."""
+        restitution; plastic, at every one of them, where the impacts of
+        one that approaches accumulate)."""
         engine = self.engine
         layout_contacts = [j for j in touching if state.vn[j] <= floor]
         e = state.e[layout_contacts].copy()
@@ -402,29 +428,42 @@ class LastingContacts:
             approach = -state.vn[j]
             if approach > floor:
                 engine._check_restitution(t, q, u, j, e[n])
-                if engine.accumulating(j, approach):
-                    e[n] = 0.0
-        rows, layout = self.layout(layout_contacts, state)
-        A, G = self.delassus(t, q, u, state, rows)
-        v_minus = np.column_stack([state.vn, state.vt]).reshape(-1)[rows]
-        try:
-            solution = solve_impact(G, v_minus, layout, e,
-                                    state.mu[layout_contacts])
-        except LCPError as error:
-            raise self._unresolvable(t, q, u, layout_contacts, error,
-                                     'impact') from None
-        P = np.asarray(solution.P, dtype=float)
-        u_new = u + A @ P
+                if self._accumulating(j, approach):
+                    # the contacts come to rest: the impact is plastic at
+                    # every contact in it (a resting neighbour that took
+                    # an impulse would else be lifted by its own
+                    # restitution, and the two would rock on at the
+                    # round-off level of the gaps)
+                    e[:] = 0.0
+        u_new, P, tangential = engine.frictional_jump(t, q, u,
+                                                      layout_contacts, e)
         after = engine.contact_state(t, q, u_new)
-        for (normal, tangents), j in zip(layout, layout_contacts):
-            if P[normal] == 0.0 and not np.any(P[list(tangents)]):
-                continue
-            engine.records.append((float(t), j, float(state.vn[j]),
-                                   float(after.vn[j]), float(P[normal]),
-                                   tuple(u), tuple(u_new)))
+        for n, j in enumerate(layout_contacts):
+            if P[n] == 0.0 and not any(tangential[n][0]):
+                continue            # a resting contact that took nothing
+            engine.records.append((
+                float(t), j, float(state.vn[j]), float(after.vn[j]),
+                float(P[n]), tuple(u), tuple(u_new)) + tangential[n])
             engine.count[j] += 1
             engine.largest[j] = max(engine.largest[j], -state.vn[j])
         return u_new
+
+    def _accumulating(self, j, approach):
+        """Whether contact ``j``'s impact at the approach speed
+        ``approach`` counts as accumulating (then it is plastic): the
+        engine's rule (:meth:`.impacts.ImpactEngine.accumulating`), or,
+        without a ``rest_speed``, an approach below ``RELATIVE_REST_SPEED``
+        times the largest approach speed of any contact so far: a contact
+        that closed without striking hard (resting at the start, or lifted
+        off a closed contact by a neighbour's impact) has no large
+        approach of its own to compare with, and its micro-bounces would
+        go on at the round-off level of the gaps."""
+        impact = self.engine.impacts[j]
+        if self.engine.accumulating(j, approach):
+            return True
+        return impact.rest_speed is None and approach <= (
+            impact.RELATIVE_REST_SPEED * float(np.max(self.engine.largest,
+                                                      initial=0.0)))
 
     def _decide(self, t, q, u, state, resting, event):
         """The modes of the ``resting`` contacts (``solve_contact``)."""

@@ -160,8 +160,9 @@ def _case_arguments(job, values, given):
 
 def _simulate_case(simulation, t_span, initial, constants, options):
     """One case: its :class:`SimulationResult`, the partial run of a
-    :class:`SimulationError` that kept one (impacts that accumulate) with
-    ``success=False`` and the error in ``message``, or ``{'error':
+    :class:`SimulationError` that kept one (e.g. a restitution out of
+    [0, 1] at an impact) with ``success=False`` and the error in
+    ``message``, or ``{'error':
     message, 'argument': whether it is a TypeError or ValueError}``."""
     try:
         return simulation.run(t_span, initial, constants, **options)
