@@ -26,7 +26,21 @@ extensions = [
     'matplotlib.sphinxext.plot_directive',
     # [source] links on the API pages, to the package's code
     'sphinx.ext.viewcode',
+    # a copy button on every code block, which leaves out the prompts and
+    # the printed output: what it copies runs when pasted into Python
+    'sphinx_copybutton',
 ]
+
+# ">>> " and "... " (Python's prompts) are taken off the lines that carry
+# them and every other line of such a block (what Python prints) is left
+# out; a block without prompts (a shell command, a script) is copied
+# whole. Sketches, formulas and printed output are ``text`` blocks and get
+# no button (tests/test_docs_pages.py checks all of this on every page).
+copybutton_prompt_text = r'>>> |\.\.\. '
+copybutton_prompt_is_regexp = True
+copybutton_only_copy_prompt_lines = True
+copybutton_remove_prompts = True
+copybutton_selector = 'div:not(.highlight-text) > div.highlight pre'
 
 # SymPy-style docstrings: NumPy-style sections underlined with "=====", plus
 # SymPy's "Explanation" section, parsed by napoleon.
@@ -100,6 +114,11 @@ doctest_default_flags = (_doctest.ELLIPSIS | _doctest.NORMALIZE_WHITESPACE
 
 html_theme = 'furo'
 html_title = f'sympy_loads {release}'
+html_static_path = ['_static']
+# signatures that break between parameters only, tables and code blocks
+# that fit a phone's screen
+html_css_files = ['sympy_loads.css']
+html_favicon = '_static/favicon.svg'
 exclude_patterns = ['_build', '_generated', '_intersphinx']
 # Every cross-reference must resolve (CI builds with -n -W); what truly
 # cannot link is listed here with the reason.

@@ -50,3 +50,27 @@ def test_readme_install_command_installs_the_examples_extra():
     text = README.read_text(encoding='utf-8')
     assert 'python -m pip install ".[examples]"' in text
     assert 'python -m pip install -e ".[test]" && python -m pytest -q' in text
+
+
+def test_readme_names_every_example():
+    from sympy_loads.examples.__main__ import examples
+    text = README.read_text(encoding='utf-8')
+    for name, _ in examples():
+        assert f'python -m sympy_loads.examples.{name}' in text, name
+
+
+def test_python_requirement_agrees_with_pyproject_and_getting_started():
+    """README, Getting started and pyproject's requires-python state the
+    same lowest Python."""
+    root = README.parent
+    pyproject = (root / 'pyproject.toml').read_text(encoding='utf-8')
+    lowest = re.search(r'requires-python = ">=(\d+\.\d+)"',
+                       pyproject).group(1)
+    text = README.read_text(encoding='utf-8')
+    stated = set(re.findall(r'Python (\d+\.\d+)', text))
+    assert stated == {lowest}, stated
+    assert f'Python {lowest} or newer' in text
+    guide = root / 'docs' / 'getting_started.rst'
+    if guide.exists():
+        assert f'Python {lowest} or newer' in guide.read_text(
+            encoding='utf-8')

@@ -53,8 +53,8 @@ import numpy as np
 from sympy_loads import HolonomicConstraintSolver, simulate
 from sympy_loads.examples._report import (nonzero, one_line, parser,
                                           positive, save_figure)
-from sympy_loads.examples._whipple import (MEIJAARD_EIGENVALUES_5MS,
-                                           bicycle_initial_conditions,
+from sympy_loads.examples import _whipple
+from sympy_loads.examples._whipple import (bicycle_initial_conditions,
                                            whipple_bicycle)
 
 #: Forward speed [m/s], roll-rate kick [rad/s], simulated time [s] and
@@ -70,6 +70,18 @@ LEANED = (0.1, 0.2)
 #: (speeds), by name.
 LATERAL = (('q', 'q2'), ('q', 'q5'), ('u', 'u2'), ('u', 'u5'))
 
+#: Meijaard et al. (2007), Table 2: the eigenvalues [1/s] of the benchmark
+#: bicycle at 5 m/s (castering, the weave pair, capsize), as a NumPy array.
+MEIJAARD_EIGENVALUES_5MS = _whipple.MEIJAARD_EIGENVALUES_5MS
+
+#: Meijaard et al. (2007), Table 2: the weave speed [m/s], above which the
+#: weave mode is stable.
+MEIJAARD_WEAVE_SPEED = _whipple.MEIJAARD_WEAVE_SPEED
+
+#: Meijaard et al. (2007), Table 2: the capsize speed [m/s], above which the
+#: capsize mode grows.
+MEIJAARD_CAPSIZE_SPEED = _whipple.MEIJAARD_CAPSIZE_SPEED
+
 #: Meijaard et al. (2007), Table 2, at 5 m/s, by mode.
 MEIJAARD_TABLE_2 = {
     'weave': complex(MEIJAARD_EIGENVALUES_5MS[1]),
@@ -78,13 +90,31 @@ MEIJAARD_TABLE_2 = {
 }
 
 
-@functools.lru_cache(maxsize=1)
-def bicycle_model():
-    """The Whipple bicycle with Meijaard's parameters (a ``SimpleNamespace``
-    of ``sympy_loads.examples._whipple.whipple_bicycle``), built once
-    per process: SymPy takes a few seconds to form its equations of motion,
-    and :func:`~sympy_loads.simulate` keeps its generated code with the
-    model.
+def bicycle_model(steer_torque=False):
+    """The Whipple bicycle with Meijaard's parameters, built once per
+    process (and per ``steer_torque``): SymPy takes a few seconds to form
+    its equations of motion, and :func:`~sympy_loads.simulate` keeps its
+    generated code with the model.
+
+    Parameters
+    ==========
+
+    steer_torque : bool, optional
+        Whether a specified steer torque ``T_delta(t)`` acts between the
+        rear frame and the fork (the input of Meijaard's linear model; it
+        is ``model.steer_torque``, ``None`` without it).
+
+    Returns
+    =======
+
+    types.SimpleNamespace
+        ``kane`` (the ``KanesMethod``: independent coordinates yaw ``q1``,
+        lean ``q2``, steer ``q5``, dependent pitch ``q4``; independent
+        speeds lean rate ``u2``, rear wheel rate ``u3``, steer rate ``u5``),
+        ``constants`` (Meijaard's Table 1 as ``{symbol: value}``), the
+        coordinates by name (``yaw``, ``roll``, ``steer``, ``pitch``),
+        ``rear_radius``, ``front_radius`` and ``steer_torque``; the model's
+        code is in the private module ``sympy_loads.examples._whipple``.
 
     Examples
     ========
@@ -95,10 +125,42 @@ def bicycle_model():
     Matrix([[q1(t), q2(t), q5(t), q4(t)]])
     >>> model.kane.u.T
     Matrix([[u2(t), u3(t), u5(t), u1(t), u4(t), u6(t)]])
-    >>> bicycle_model() is model
-    True
+    >>> bicycle_model() is model, model.steer_torque is None
+    (True, True)
     """
-    return whipple_bicycle()
+    return _built_model(bool(steer_torque))
+
+
+@functools.lru_cache(maxsize=2)
+def _built_model(steer_torque):
+    return whipple_bicycle(steer_torque=steer_torque)
+
+
+def initial_conditions(model, speed, roll_rate=0.0, roll=0.0, steer=0.0):
+    """Initial conditions of :func:`bicycle_model` riding straight at
+    ``speed`` [m/s], as ``{symbol: value}`` for every coordinate and
+    speed.
+
+    Upright (or at the given ``roll`` and ``steer`` angles [rad]) with the
+    lean rate ``roll_rate`` [rad/s] and the rear wheel turning at
+    ``speed/rR``. The pitch ``q4 = 0`` and the dependent speeds
+    (``u1 = u4 = 0``, ``u6 = speed/rF``) are starting guesses that
+    :func:`~sympy_loads.simulate` and :func:`~sympy_loads.linearize`
+    correct; upright straight running is a steady motion, the operating
+    point of Meijaard's linear model.
+
+    Examples
+    ========
+
+    >>> from sympy_loads.examples.bicycle import (bicycle_model,
+    ...                                           initial_conditions)
+    >>> model = bicycle_model()
+    >>> start = initial_conditions(model, 5.0)
+    >>> start[model.roll], start[model.kane.u[1]] * model.rear_radius
+    (0.0, 5.0)
+    """
+    return bicycle_initial_conditions(model, speed, roll_rate=roll_rate,
+                                      roll=roll, steer=steer)
 
 
 def solve_pitch(model, lean=0.0, steer=0.0):

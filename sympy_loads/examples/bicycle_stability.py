@@ -102,7 +102,7 @@ def published_eigenvalues(speed, g=9.81):
     >>> import numpy as np
     >>> from sympy_loads.examples.bicycle_stability import (
     ...     published_eigenvalues)
-    >>> from sympy_loads.examples._whipple import (MEIJAARD_EIGENVALUES_5MS,
+    >>> from sympy_loads.examples.bicycle import (MEIJAARD_EIGENVALUES_5MS,
     ...     MEIJAARD_WEAVE_SPEED, MEIJAARD_CAPSIZE_SPEED)
     >>> table = np.sort_complex(MEIJAARD_EIGENVALUES_5MS)
     >>> bool(np.abs(published_eigenvalues(5.0) - table).max() < 1e-12)
