@@ -360,8 +360,8 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
     chains = [[p['upper'], p['lower']], [p['upper_left'], p['lower_left']],
               [p['M'], p['G'], p['S'], p['head'], p['beak']]] + pole
     anim = animate(result, chains, N, origin=O, fps=fps, speed=0.1,
-                   title='Woodpecker toy (slowed down ten times)',
-                   figsize=(4, 6), units='m', trace=p['beak'],
+                   title='Woodpecker (10x slower)',
+                   figsize=(4.5, 7), units='m', trace=p['beak'],
                    limits=((-0.015, 0.04), (low, 0.03)))
     os.makedirs(output_dir, exist_ok=True)
     path = save_gif(anim, os.path.join(output_dir, 'woodpecker.gif'),
