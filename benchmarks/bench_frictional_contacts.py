@@ -137,11 +137,12 @@ def woodpecker_run(compliant=False, k=None):
     model = woodpecker.build_model(compliant=compliant)
     if compliant:
         # damping for the rigid model's restitution (the beak's 0.5; the
-        # sleeve's 0 approached by SLEEVE_RESTITUTION) at the impact speeds
-        # of the cycle: the beak's h_S * 7.46 rad/s, the sleeve's ~0.1 m/s
+        # sleeve's 0 approached by SLEEVE_RESTITUTION) at the approach
+        # speeds of the rigid cycle: the beak's 0.34 m/s, the sleeve's
+        # edges' about 0.1 m/s
         par = woodpecker.PARAMETERS
         c_beak = float(damping_from_restitution(
-            k, par['e_beak'], par['hS'] * 7.4583, model='hu-guo'))
+            k, par['e_beak'], 0.34, model='hu-guo'))
         c_sleeve = float(damping_from_restitution(
             k, SLEEVE_RESTITUTION, 0.1, model='hu-guo'))
         constants = woodpecker.constants_of(model, k=k, c_beak=c_beak,
