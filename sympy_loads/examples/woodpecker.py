@@ -77,7 +77,8 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import HuntCrossleyContact, Impact, animate, save_gif, simulate
+from sympy_loads import (HuntCrossleyContact, Impact, animate, save_gif,
+                         simulate)
 from sympy_loads.examples._report import one_line, parser, save_figure
 
 #: Glocker's data (see the module documentation for the sources): masses
@@ -127,8 +128,11 @@ def build_model(compliant=False):
 
     >>> from sympy_loads.examples import woodpecker
     >>> model = woodpecker.build_model()
-    >>> [impact.gap for impact in model.impacts]
-    [h_M*phi_M(t) - r_0 + r_M, -h_M*phi_M(t) - r_0 + r_M, -h_S*phi_S(t) + l_G + l_M - l_S - r_0]
+    >>> for impact in model.impacts:
+    ...     print(impact.gap)
+    h_M*phi_M(t) - r_0 + r_M
+    -h_M*phi_M(t) - r_0 + r_M
+    -h_S*phi_S(t) + l_G + l_M - l_S - r_0
     >>> model.kane.mass_matrix[0, :]
     Matrix([[m_M + m_S, l_M*m_S, l_G*m_S]])
     """
@@ -209,8 +213,8 @@ def constants_of(model, **overrides):
 
 
 def initial_conditions(model, parameters=None):
-    """The state on the cycle of :data:`CYCLE_STATE`, with the sleeve's angle where its lower edge
-    just touches the pole."""
+    """The state on the cycle of :data:`CYCLE_STATE`, with the sleeve's
+    angle where its lower edge just touches the pole."""
     par = dict(PARAMETERS, **(parameters or {}))
     (y0, _, phi_s0), speeds = CYCLE_STATE
     phi_m0 = -(par['rM'] - par['r0']) / par['hM']
