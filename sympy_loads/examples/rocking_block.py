@@ -28,7 +28,9 @@ and, since energy is conserved while the block rocks about a fixed corner
 amplitude after an impact ``theta_{n+1}`` from the one before,
 ``cos(alpha - theta_{n+1}) = cos(alpha) + r^2 (cos(alpha - theta_n) -
 cos(alpha))`` with ``r`` the ratio. The block here is Housner's ``2b x 2h
-= 0.2 x 0.8 m``: ``alpha = atan(1/4)``, ``r = 0.911765``.
+= 0.2 x 0.8 m``: ``alpha = atan(1/4)``, ``r = 0.911765``. The impacts
+accumulate at about 5.5 s (the block coming to rest); the default run
+stops well before that.
 
 References
 ==========
