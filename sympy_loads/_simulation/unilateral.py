@@ -75,8 +75,8 @@ CHATTER_WINDOW = 1e-4
 class ContactCloses(Exception):
     """Raised by :meth:`.impacts.ImpactEngine.resolve` where a contact
     comes to rest (accumulating impacts, a plastic impact on a pressing
-    contact, a contact resting at the start while pressed): :func:`run`
-    hands the state ``(t, q, u)`` to :meth:`LastingContacts.settle`.
+    contact, a contact resting at the start while pressed):
+    :func:`.impacts.run` hands the state ``(t, q, u)`` to :meth:`LastingContacts.settle`.
     ``keeps_run`` lets it through the compiled stepping with the samples
     reached."""
 
@@ -367,6 +367,8 @@ class LastingContacts:
                 time=t, q=q, u=u, keeps_run=True)
         resting = [j for j in touching if abs(state.vn[j]) <= floor]
         self.modes = self._decide(t, q, u, state, resting, event)
+        # (the next phase may start from the same state, with new modes)
+        self._memo = (None, None)
         self._check_supported(t)
         self._update_intervals(t, old)
         return self.problem.pack(q, u)
