@@ -208,9 +208,9 @@ def test_rocking_amplitudes_from_energy(rocking):
 
 # --- the ball locking onto a vibrating table -----------------------------
 
-@pytest.fixture(scope='module')
-def locking():
-    return vibrating_table.run(duration=3.0)
+@pytest.fixture(scope='module', params=['compiled', 'numpy'])
+def locking(request):
+    return vibrating_table.run(duration=3.0, backend=request.param)
 
 
 def test_locking_ball_takes_off_at_arcsin(locking):
