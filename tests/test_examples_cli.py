@@ -4,7 +4,9 @@
 import pytest
 
 from sympy_loads.examples import (bicycle, bicycle_stability, bouncing_ball,
-                                  car_replacement, four_bar, slider_crank)
+                                  car_replacement, falling_rod, four_bar,
+                                  rocking_block, slider_crank,
+                                  vibrating_table, woodpecker)
 
 
 @pytest.mark.parametrize('module, argv, message', [
@@ -23,6 +25,14 @@ from sympy_loads.examples import (bicycle, bicycle_stability, bouncing_ball,
     (bicycle_stability, ['--workers', '-2'],
      'argument --workers: must be positive, got -2'),
     (car_replacement, ['--bogus'], 'unrecognized arguments: --bogus'),
+    (falling_rod, ['--duration', '0'],
+     'argument --duration: must be positive, got 0'),
+    (rocking_block, ['--duration', 'inf'],
+     'argument --duration: must be finite, got inf'),
+    (vibrating_table, ['--duration', '-3'],
+     'argument --duration: must be positive, got -3'),
+    (woodpecker, ['--duration', 'x'],
+     "argument --duration: must be a number, got 'x'"),
 ])
 def test_bad_option_is_one_line(module, argv, message, capsys):
     with pytest.raises(SystemExit) as exit_:
