@@ -105,7 +105,7 @@ def block(repeat, stiffnesses):
     expected = np.array(rocking_block.amplitudes(
         par['theta0'], 2 * CYCLES + 1, par['b'], par['h']))[1:]
     # the time of the twentieth impact, plus a quarter of the last cycle
-    # (not past the accumulation of the rocking impacts, about 5.1 s)
+    # (before the block comes to rest, at about 5.5 s)
     probe = block_rigid(5.0)()
     struck = [r.time for r in probe.impacts if r.impulse > 0]
     duration = struck[2 * CYCLES - 1] + 0.25 * (struck[2 * CYCLES - 1]

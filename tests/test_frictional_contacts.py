@@ -417,3 +417,40 @@ def test_woodpecker_approaches_the_cycle():
     assert len(deviation) >= 5
     assert np.all(np.sign(deviation[1:]) == -np.sign(deviation[:-1]))
     assert abs(deviation[-1]) < 0.5 * abs(deviation[0])
+
+
+def test_rocking_block_comes_to_rest_on_both_corners():
+    """The rocking impacts accumulate (each keeps r of the angular speed
+    and the half-cycles shorten with the amplitude): the block comes to
+    rest flat, both corners closed, each carrying m g/2, at the sum of
+    the pinned pendulum's half-cycles over the amplitudes from energy.
+    The engine ends the series where the approach speed falls below
+    RELATIVE_REST_SPEED (1e-4) of the first: the half-cycles left then
+    are shorter than 1e-4 of the first times 1/(1 - r)."""
+    model, result = rocking_block.run(duration=7.0)
+    alpha = math.atan2(B, H)
+    r = 1 - 1.5 * math.sin(alpha)**2
+    r2 = r**2
+    theta = rocking_block.PARAMETERS['theta0']
+    quarter = _pinned_block(theta, 2.0).t_events[0][0]
+    rest, first = quarter, None
+    while theta > 1e-14:
+        level = math.cos(alpha) + r2 * (math.cos(alpha - theta)
+                                        - math.cos(alpha))
+        theta = alpha - math.acos(level)
+        half = 2 * _pinned_block(theta, 2.0).t_events[0][0]
+        first = first or half
+        rest += half
+    closed = {c.name: c for c in result.contacts if c.end == 7.0}
+    assert sorted(closed) == ['corner C1', 'corner C2']
+    start = max(c.start for c in closed.values())
+    assert start == pytest.approx(rest, abs=1e-4 * first / (1 - r))
+    at_rest = result.t > start + 1e-6
+    assert np.max(np.abs(result.u[at_rest])) < 1e-12
+    g = rocking_block.PARAMETERS['g']
+    m = rocking_block.PARAMETERS.get('m', 1.0)
+    for contact in closed.values():
+        flat = contact.t > start + 1e-6
+        assert flat.sum() > 100
+        np.testing.assert_allclose(contact.normal_force[flat], m * g / 2,
+                                   rtol=1e-9)

@@ -426,6 +426,7 @@ class LastingContacts:
         engine = self.engine
         layout_contacts = [j for j in touching if state.vn[j] <= floor]
         e = state.e[layout_contacts].copy()
+        resting = False
         for n, j in enumerate(layout_contacts):
             approach = -state.vn[j]
             if approach > floor:
@@ -437,9 +438,14 @@ class LastingContacts:
                     # restitution, and the two would rock on at the
                     # round-off level of the gaps)
                     e[:] = 0.0
+                    resting = True
         u_new, P, tangential = engine.frictional_jump(t, q, u,
                                                       layout_contacts, e)
         after = engine.contact_state(t, q, u_new)
+        if resting:
+            u_new, P = self._stop_slow(t, q, u_new, after, layout_contacts,
+                                       P, floor)
+            after = engine.contact_state(t, q, u_new)
         for n, j in enumerate(layout_contacts):
             if P[n] == 0.0 and not any(tangential[n][0]):
                 continue            # a resting contact that took nothing
@@ -449,6 +455,46 @@ class LastingContacts:
             engine.count[j] += 1
             engine.largest[j] = max(engine.largest[j], -state.vn[j])
         return u_new
+
+    def _stop_slow(self, t, q, u, state, contacts, P, floor):
+        """``(u+, P)`` after the plastic impact that ends an accumulation:
+        the ``contacts`` of that impact that leave their planes slower
+        than the accumulation threshold are stopped too, by the normal
+        impulses that bring every one of them to rest at once (a least
+        squares solve of the Delassus matrix's normal rows). Without this
+        a rocking block whose impacts accumulate would go on rocking
+        about its two corners at the round-off level of its tilt: each
+        plastic impact lifts the other corner by a speed near the
+        threshold, which gravity brings back as fast. These impulses may
+        pull, by at most the threshold's share of the momentum: the
+        error the accumulation's cut-off makes anyway."""
+        limit = self._rest_threshold()
+        leaving = [j for j in contacts if floor < state.vn[j] <= limit]
+        if not leaving:
+            return u, P
+        closing = [j for j in contacts if state.vn[j] <= limit]
+        rows, layout = self.layout(closing, state)
+        A, G = self.delassus(t, q, u, state, rows)
+        speeds = np.concatenate([state.vn[:, None], state.vt], axis=1)
+        extra = np.linalg.lstsq(G, -speeds.reshape(-1)[rows],
+                                rcond=None)[0]
+        P = np.array(P, dtype=float)
+        for n, j in enumerate(contacts):
+            if j in closing:
+                P[n] += extra[layout[closing.index(j)][0]]
+        return u + A @ extra, P
+
+    def _rest_threshold(self):
+        """The approach speed below which impacts accumulate, for the
+        contacts without their own ``rest_speed``: ``RELATIVE_REST_SPEED``
+        times the largest approach speed of any contact so far (the
+        largest of the ``rest_speed`` given, if larger)."""
+        engine = self.engine
+        largest = float(np.max(engine.largest, initial=0.0))
+        limits = [impact.RELATIVE_REST_SPEED * largest if
+                  impact.rest_speed is None else impact.rest_speed
+                  for impact in engine.impacts]
+        return max(limits)
 
     def _accumulating(self, j, approach):
         """Whether contact ``j``'s impact at the approach speed

@@ -29,8 +29,9 @@ amplitude after an impact ``theta_{n+1}`` from the one before,
 ``cos(alpha - theta_{n+1}) = cos(alpha) + r^2 (cos(alpha - theta_n) -
 cos(alpha))`` with ``r`` the ratio. The block here is Housner's ``2b x 2h
 = 0.2 x 0.8 m``: ``alpha = atan(1/4)``, ``r = 0.911765``. The impacts
-accumulate at about 5.5 s (the block coming to rest); the default run
-stops well before that.
+accumulate at about 5.5 s: the block then comes to rest on both corners,
+which stay closed, each carrying ``m g/2``; the default run stops well
+before that.
 
 References
 ==========
