@@ -122,6 +122,7 @@ class LastingContacts:
         self.mask = np.asarray(engine.tangent_mask, dtype=bool).reshape(
             self.k, 2)
         self._memo = (None, None)
+        self._structures = {}        # the modes' rows and unknowns
         self._times = collections.deque(maxlen=CHATTER_TRANSITIONS)
         # per contact: the open interval's start and its chunks of samples
         self._open = {}
@@ -158,7 +159,9 @@ class LastingContacts:
         W = state.impulse.reshape(-1, self.nu)[rows]
         R = state.law.reshape(-1, self.nu)[rows]
         try:
-            A = C @ np.linalg.solve(C.T @ M @ C, C.T @ W.T)
+            # (C is the identity without dependent speeds)
+            A = (np.linalg.solve(M, W.T) if C.shape[1] == self.nu else
+                 C @ np.linalg.solve(C.T @ M @ C, C.T @ W.T))
         except np.linalg.LinAlgError:
             raise SimulationError(
                 f'the closed contacts cannot be resolved at t = {t:.10g}: '
@@ -177,15 +180,19 @@ class LastingContacts:
         lam = np.zeros((self.k, 3))
         if not modes:
             return qdot, udot, state, lam
-        contacts = sorted(modes)
-        rows, layout = self.layout(contacts, state)
+        contacts, rows, layout, S, equations = self._structure(modes, state)
         A, G = self.delassus(t, q, u, state, rows)
         a_free = (state.law.reshape(-1, self.nu)[rows] @ udot
                   + state.bias.reshape(-1)[rows])
-        S, equations = self._mode_matrix(contacts, layout, state, len(rows),
-                                         modes)
         K = (G @ S)[equations]
-        x = np.linalg.lstsq(K, -a_free[equations], rcond=None)[0]
+        x = None
+        if K.shape[0] == K.shape[1]:
+            try:
+                x = np.linalg.solve(K, -a_free[equations])
+            except np.linalg.LinAlgError:
+                pass        # redundant contacts: the least-norm forces
+        if x is None:
+            x = np.linalg.lstsq(K, -a_free[equations], rcond=None)[0]
         force = S @ x
         residual = np.abs(K @ x + a_free[equations]).max()
         scale = max(1.0, np.abs(a_free).max(), np.abs(G).max() *
@@ -204,6 +211,29 @@ class LastingContacts:
             for row, a in zip(tangents, self._tangents(j, state.mu[j])):
                 lam[j, 1 + a] = force[row]
         return qdot, udot + A @ force, state, lam
+
+    def _structure(self, modes, state):
+        """``(contacts, rows, layout, S, equations)`` of ``modes``
+        (:meth:`layout`, :meth:`_mode_matrix`), kept while the modes stay
+        the same unless a spatial contact slides (its slip direction
+        turns with the state)."""
+        key = tuple((j, None if d is None else tuple(d))
+                    for j, d in sorted(modes.items()))
+        cached = self._structures.get(key)
+        if cached is not None:
+            return cached
+        contacts = sorted(modes)
+        rows, layout = self.layout(contacts, state)
+        S, equations = self._mode_matrix(contacts, layout, state, len(rows),
+                                         modes)
+        found = (contacts, rows, layout, S, equations)
+        turning = any(modes[j] is not None and len(modes[j]) > 1
+                      for j in contacts)
+        if not turning:
+            if len(self._structures) > 64:
+                self._structures.clear()
+            self._structures[key] = found
+        return found
 
     def _mode_matrix(self, contacts, layout, state, r, modes):
         """``(S, equations)``: the forces of the rows are ``S x`` with the
