@@ -171,6 +171,35 @@ def plot_residual(axis, result, tolerance=NEWTON_TOLERANCE):
     axis.legend(loc='upper right', fontsize='small')
 
 
+def save_animation_gif(anim, output_dir, filename, dpi):
+    """Save the animation ``anim`` as ``output_dir/filename`` (a GIF),
+    close its figure and return the path."""
+    import matplotlib.pyplot as plt
+    from sympy_loads import save_gif
+    os.makedirs(output_dir, exist_ok=True)
+    path = save_gif(anim, os.path.join(output_dir, filename), dpi=dpi)
+    plt.close(anim.figure)
+    return path
+
+
+def run_example(prog, doc, duration, run, report, plot, animation, argv):
+    """The command line of an example that runs, prints a report, plots
+    and animates: parse ``argv`` (``--duration``, ``--output``,
+    ``--no-plot``, ``--animate``), call ``run(duration)`` for ``(model,
+    result)``, print ``report(model, result)``, then the paths of
+    ``plot(model, result, output_dir)`` and ``animation(model, result,
+    output_dir)`` as asked; returns ``(model, result)``."""
+    args = parser(prog, one_line(doc), duration,
+                  animate=True).parse_args(argv)
+    model, result = run(args.duration)
+    print(report(model, result))
+    if not args.no_plot:
+        print(f'plot saved to {plot(model, result, args.output)}')
+    if args.animate:
+        print(f'animation saved to {animation(model, result, args.output)}')
+    return model, result
+
+
 def save_figure(fig, title, output_dir, filename):
     """Give ``fig`` its title, save it as ``output_dir/filename`` and close
     it; return the path."""

@@ -41,15 +41,15 @@ References
 """
 
 import math
-import os
 from types import SimpleNamespace
 
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import Impact, animate, save_gif, simulate
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads import Impact, animate, simulate
+from sympy_loads.examples._report import (run_example, save_animation_gif,
+                                          save_figure)
 
 #: The numbers of the example: mass m [kg], length L [m], gravity g
 #: [m/s^2], restitution e, the drop angle theta0 [rad], the speed v0 [m/s]
@@ -224,7 +224,6 @@ def save_animation(model, results, output_dir, fps=25, dpi=80):
     ``output_dir``; return its path."""
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     A, G, B = model.points
     left = model.origin.locatenew('floor_left', -0.6 * model.frame.x)
     right = model.origin.locatenew('floor_right', 0.8 * model.frame.x)
@@ -233,25 +232,16 @@ def save_animation(model, results, output_dir, fps=25, dpi=80):
                    title='Rod on a rough floor (mu = 0.8: the end sticks)',
                    figsize=(6, 4), units='m', limits=((-0.6, 0.8),
                                                       (-0.05, 0.9)))
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'falling_rod.gif'),
-                    dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'falling_rod.gif', dpi)
 
 
 def main(argv=None):
-    """Command-line entry point; returns ``(model, results)``."""
-    args = parser('python -m sympy_loads.examples.falling_rod',
-                  one_line(__doc__), 0.6, animate=True).parse_args(argv)
-    model, results = run(args.duration)
-    print(summary(model, results))
-    if not args.no_plot:
-        print(f'plot saved to {plot(model, results, args.output)}')
-    if args.animate:
-        print(f'animation saved to '
-              f'{save_animation(model, results, args.output)}')
-    return model, results
+    """Command-line entry point; returns ``(model, result)``."""
+    return run_example(
+        'python -m sympy_loads.examples.falling_rod', __doc__, 0.6, run,
+        lambda model, result: summary(model, result),
+        lambda model, result, output: plot(model, result, output),
+        lambda model, result, output: save_animation(model, result, output), argv)
 
 
 if __name__ == '__main__':

@@ -42,11 +42,11 @@ import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (LoopJoint, SpringDamperActuator, animate, save_gif,
-                         simulate)
+from sympy_loads import LoopJoint, SpringDamperActuator, animate, simulate
 from sympy_loads.examples._report import (
     joint_force_outputs, largest_force_rows, one_line, parser,
-    plot_joint_forces, plot_residual, print_table, save_figure, work)
+    plot_joint_forces, plot_residual, print_table, save_animation_gif,
+    save_figure, work)
 
 #: Moore's numbers, plus the spring-damper added by this example.
 PARAMETERS = {'la': 0.8, 'lb': 2.0, 'lc': 1.0, 'ln': 2.0, 'm': 1.0,
@@ -244,20 +244,15 @@ def save_animation(model, result, output_dir, fps=25, dpi=100):
     >>> Image.open(path).n_frames       # 0.4 s at 25 frames per second
     11
     """
-    import os
-
+    
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     N = model.frames[0]
     P1, P2, P3, P4 = model.points
     anim = animate(result, [P1, P2, P3, P4], N, fps=fps, trace=P3,
                    title='Four-bar linkage (Moore), gravity along -N.y',
                    figsize=(6, 5), units='m', ground=[P1, P4])
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'four_bar.gif'), dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'four_bar.gif', dpi)
 
 
 def main(argv=None):

@@ -45,16 +45,16 @@ References
 """
 
 import math
-import os
 from types import SimpleNamespace
 
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (HuntCrossleyContact, Impact, animate, save_gif,
+from sympy_loads import (HuntCrossleyContact, Impact, animate,
                          simulate)
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads.examples._report import (run_example, save_animation_gif,
+                                          save_figure)
 
 #: Housner's block: half width b [m], half height h [m]; mass m [kg],
 #: gravity g [m/s^2], friction coefficient mu of the corners (sticking),
@@ -275,7 +275,6 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
     """Save ``rocking_block.gif`` in ``output_dir``; return its path."""
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     C1, C2, C3, C4 = model.points
     left = model.origin.locatenew('floor_left', -0.4 * model.frame.x)
     right = model.origin.locatenew('floor_right', 0.6 * model.frame.x)
@@ -283,25 +282,16 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
                    model.frame, origin=model.origin, fps=fps,
                    title="Housner's rocking block", figsize=(4, 5),
                    units='m', limits=((-0.4, 0.6), (-0.05, 0.95)))
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'rocking_block.gif'),
-                    dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'rocking_block.gif', dpi)
 
 
 def main(argv=None):
     """Command-line entry point; returns ``(model, result)``."""
-    args = parser('python -m sympy_loads.examples.rocking_block',
-                  one_line(__doc__), 3.0, animate=True).parse_args(argv)
-    model, result = run(args.duration)
-    print(summary(result))
-    if not args.no_plot:
-        print(f'plot saved to {plot(result, args.output)}')
-    if args.animate:
-        print(f'animation saved to '
-              f'{save_animation(model, result, args.output)}')
-    return model, result
+    return run_example(
+        'python -m sympy_loads.examples.rocking_block', __doc__, 3.0, run,
+        lambda model, result: summary(result),
+        lambda model, result, output: plot(result, output),
+        lambda model, result, output: save_animation(model, result, output), argv)
 
 
 if __name__ == '__main__':

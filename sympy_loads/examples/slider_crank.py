@@ -61,11 +61,11 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import (JointFriction, LoopJoint,
                          RotationalSpringDamperActuator, SpringDamperActuator,
-                         animate, save_gif, simulate)
+                         animate, simulate)
 from sympy_loads.examples._report import (
     joint_force_outputs, largest_force_rows, one_line, parser,
-    plot_joint_forces, plot_residual, positive, print_table, save_figure,
-    work)
+    plot_joint_forces, plot_residual, positive, print_table,
+    save_animation_gif, save_figure, work)
 
 #: Numbers of the example (SI units).
 PARAMETERS = {'r': 0.1, 'l': 0.3, 'mc': 0.5, 'mr': 1.0, 'ms': 0.8,
@@ -324,20 +324,14 @@ def save_animation(model, result, output_dir, fps=25, speed=0.25,
     >>> Image.open(path).n_frames       # 0.1 s, 4 x slower, 25 per second
     11
     """
-    import os
-
+    
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     O, P, S = model.points
     anim = animate(result, [O, P, S], model.frame, fps=fps, speed=speed,
                    title=f'Slider-crank ({speed:g} x real time)',
                    figsize=(7, 3.4), units='m', ground=[O], sliders=[S])
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'slider_crank.gif'),
-                    dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'slider_crank.gif', dpi)
 
 
 def main(argv=None):

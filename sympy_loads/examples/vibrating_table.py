@@ -32,15 +32,15 @@ References
 """
 
 import math
-import os
 from types import SimpleNamespace
 
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import Impact, animate, save_gif, simulate
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads import Impact, animate, simulate
+from sympy_loads.examples._report import (run_example, save_animation_gif,
+                                          save_figure)
 
 #: The numbers of the example: mass m [kg], gravity g [m/s^2], restitution
 #: e, dimensionless acceleration Gamma = A w^2/g, angular frequency w
@@ -178,7 +178,6 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
     ``output_dir``; return its path."""
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     P, T = model.points
     N = model.frame
     left, right = (T.locatenew('table_left', -0.02 * N.x),
@@ -188,25 +187,16 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
                    constants=constants, fps=fps, speed=0.25,
                    title='Ball on a vibrating table', figsize=(4, 4),
                    units='m', limits=((-0.03, 0.03), (-0.02, 0.03)))
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'vibrating_table.gif'),
-                    dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'vibrating_table.gif', dpi)
 
 
 def main(argv=None):
     """Command-line entry point; returns ``(model, result)``."""
-    args = parser('python -m sympy_loads.examples.vibrating_table',
-                  one_line(__doc__), 3.0, animate=True).parse_args(argv)
-    model, result = run(args.duration)
-    print(summary(result))
-    if not args.no_plot:
-        print(f'plot saved to {plot(result, args.output)}')
-    if args.animate:
-        print(f'animation saved to '
-              f'{save_animation(model, result, args.output)}')
-    return model, result
+    return run_example(
+        'python -m sympy_loads.examples.vibrating_table', __doc__, 3.0, run,
+        lambda model, result: summary(result),
+        lambda model, result, output: plot(result, output),
+        lambda model, result, output: save_animation(model, result, output), argv)
 
 
 if __name__ == '__main__':

@@ -70,16 +70,16 @@ References
    https://github.com/gabyx/Woodpecker
 """
 
-import os
 from types import SimpleNamespace
 
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
 
-from sympy_loads import (HuntCrossleyContact, Impact, animate, save_gif,
+from sympy_loads import (HuntCrossleyContact, Impact, animate,
                          simulate)
-from sympy_loads.examples._report import one_line, parser, save_figure
+from sympy_loads.examples._report import (run_example, save_animation_gif,
+                                          save_figure)
 
 #: Glocker's data (see the module documentation for the sources): masses
 #: [kg], moments of inertia [kg m^2], lengths [m], spring stiffness c_phi
@@ -354,7 +354,6 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
     around the toy) in ``output_dir``; return its path."""
     import matplotlib
     matplotlib.use('Agg')
-    import matplotlib.pyplot as plt
     p = model.points
     N, O = model.frame, model.origin
     r0 = PARAMETERS['r0']
@@ -367,25 +366,16 @@ def save_animation(model, result, output_dir, fps=25, dpi=80):
                    title='Woodpecker (10x slower)',
                    figsize=(4.5, 7), units='m', trace=p['beak'],
                    limits=((-0.015, 0.04), (low, 0.03)))
-    os.makedirs(output_dir, exist_ok=True)
-    path = save_gif(anim, os.path.join(output_dir, 'woodpecker.gif'),
-                    dpi=dpi)
-    plt.close(anim.figure)
-    return path
+    return save_animation_gif(anim, output_dir, 'woodpecker.gif', dpi)
 
 
 def main(argv=None):
     """Command-line entry point; returns ``(model, result)``."""
-    args = parser('python -m sympy_loads.examples.woodpecker',
-                  one_line(__doc__), 1.0, animate=True).parse_args(argv)
-    model, result = run(args.duration)
-    print(summary(result))
-    if not args.no_plot:
-        print(f'plot saved to {plot(result, args.output)}')
-    if args.animate:
-        print(f'animation saved to '
-              f'{save_animation(model, result, args.output)}')
-    return model, result
+    return run_example(
+        'python -m sympy_loads.examples.woodpecker', __doc__, 1.0, run,
+        lambda model, result: summary(result),
+        lambda model, result, output: plot(result, output),
+        lambda model, result, output: save_animation(model, result, output), argv)
 
 
 if __name__ == '__main__':
