@@ -459,6 +459,34 @@ class ImpactEngine:
             return None, None
         return u + basis @ (Z @ P), P
 
+    def response(self, t, q, u, state, rows):
+        """``(A, G)`` at the consistent state ``(t, q, u)`` with the
+        :class:`ContactState` ``state``: the change of all speeds per unit
+        impulse (or force) along the contact ``rows`` (indices into the
+        ``k x 3`` stack of ``[n, t1, t2]``), ``A = C (C^T M C)^-1 C^T
+        W^T`` (nu x r), and the Delassus matrix ``G = R A`` of the
+        relative speeds of those rows. A singular mass matrix or velocity
+        constraints stop the run (kept) with a :class:`SimulationError`."""
+        mass, basis = self.mass_basis(t, q, u)
+        impulse = state.impulse.reshape(-1, self.nu)[rows]
+        law = state.law.reshape(-1, self.nu)[rows]
+        try:
+            # (C is the identity without dependent speeds)
+            A = (np.linalg.solve(mass, impulse.T)
+                 if basis.shape[1] == self.nu else
+                 basis @ np.linalg.solve(basis.T @ mass @ basis,
+                                         basis.T @ impulse.T))
+        except np.linalg.LinAlgError:
+            names = ', '.join(sorted({repr(self.impacts[r // 3].name)
+                                      for r in rows}))
+            raise SimulationError(
+                f'the contacts {names} at t = {t:.10g} cannot be resolved: '
+                f'the mass matrix or the velocity constraints are singular '
+                f'there ({format_state(self.problem.nm.q, q)}); the '
+                f'simulation up to this time is in the error\'s result.',
+                time=t, q=q, u=u, keeps_run=True) from None
+        return A, law @ A
+
     def frictional_jump(self, t, q, u, group, e=None):
         """``(u+, P, tangential)`` of the contacts ``group`` struck at once
         with Coulomb friction (:func:`.contact_problems.solve_impact`:
@@ -468,7 +496,6 @@ class ImpactEngine:
         (per contact of ``group``) replaces their restitution (the
         lasting contacts' plastic impacts)."""
         state = self.contact_state(t, q, u)
-        mass, basis = self.mass_basis(t, q, u)
         rows, layout, slots = [], [], []
         for i in group:
             tangents = [1 + r for r in range(2) if self.tangent_mask[i, r]]
@@ -476,22 +503,12 @@ class ImpactEngine:
             rows += [(i, 0)] + [(i, r) for r in tangents]
             layout.append((first, tuple(range(first + 1, len(rows)))))
             slots.append(tangents)
-        law = np.array([state.law[i, r] for i, r in rows])
-        impulse = np.array([state.impulse[i, r] for i, r in rows])
         speeds = np.array([state.vn[i] if r == 0 else state.vt[i, r - 1]
                            for i, r in rows])
+        response, delassus = self.response(t, q, u, state,
+                                           [3 * i + r for i, r in rows])
         try:
-            reduced = basis.T @ mass @ basis
-            response = basis @ np.linalg.solve(reduced, basis.T @ impulse.T)
-        except np.linalg.LinAlgError:
-            raise SimulationError(
-                f'the impact {self.impacts[group[0]].name!r} at t = '
-                f'{t:.10g} cannot be resolved: the mass matrix or the '
-                f'velocity constraints are singular there '
-                f'({format_state(self.problem.nm.q, q)}).',
-                time=t, q=q, u=u) from None
-        try:
-            solution = solve_impact(law @ response, speeds, layout,
+            solution = solve_impact(delassus, speeds, layout,
                                     state.e[group] if e is None else e,
                                     state.mu[group])
         except LCPError as error:

@@ -154,21 +154,9 @@ class LastingContacts:
 
     def delassus(self, t, q, u, state, rows):
         """``(A, G)``: the speed change per unit force of ``rows`` (nu x r)
-        and the Delassus matrix ``R A``."""
-        M, C = self.engine.mass_basis(t, q, u)
-        W = state.impulse.reshape(-1, self.nu)[rows]
-        R = state.law.reshape(-1, self.nu)[rows]
-        try:
-            # (C is the identity without dependent speeds)
-            A = (np.linalg.solve(M, W.T) if C.shape[1] == self.nu else
-                 C @ np.linalg.solve(C.T @ M @ C, C.T @ W.T))
-        except np.linalg.LinAlgError:
-            raise SimulationError(
-                f'the closed contacts cannot be resolved at t = {t:.10g}: '
-                f'the mass matrix or the velocity constraints are singular '
-                f'({format_state(self.problem.nm.q, q)}).',
-                time=t, q=q, u=u, keeps_run=True) from None
-        return A, R @ A
+        and the Delassus matrix ``R A``
+        (:meth:`.impacts.ImpactEngine.response`)."""
+        return self.engine.response(t, q, u, state, rows)
 
     def forces(self, t, q, u, modes=None):
         """``(q', u', state, lam)`` at ``(t, q, u)`` with the contacts of
