@@ -10,7 +10,6 @@ import numpy as np
 import pytest
 import sympy as sm
 import symengine as se
-from scipy.optimize import least_squares
 from sympy.physics.mechanics import (PinJoint, PrismaticJoint, RigidBody,
                                      SphericalJoint, System, dynamicsymbols,
                                      inertia)
