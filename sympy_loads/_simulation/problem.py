@@ -134,7 +134,8 @@ class Problem:
                 [1e-12, 1e-10, 50, 0.0, 0.0, 1.0, 1.0])
         if self.compiled:
             start = time.perf_counter()
-            from .._numeric import newton, rhs
+            from .._numeric import kernel_set, newton, rhs
+            kernel_set.ensure_compiled()
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
@@ -538,11 +539,12 @@ class Problem:
 
     def warm_up(self, t, y, impacts=False):
         """Call the compiled kernels once (numba loads them from its disk
-        cache, or compiles them on the first use of an installation);
-        ``impacts``: those of a run with impacts. The kernels are the same
-        for every model, so this is done once per process and kind of
-        run."""
-        kind = (bool(self.n_friction), self.steppable, impacts)
+        cache; on the first use of an installation
+        :func:`._numeric.kernel_set.ensure_compiled`, called when the
+        problem was made, has compiled them all). The kernels are the same
+        for every model, with or without ``impacts``, so this is done once
+        per process and kind of run."""
+        kind = (bool(self.n_friction), self.steppable)
         if not self.compiled or kind in _WARM:
             return
         start = time.perf_counter()
@@ -553,8 +555,7 @@ class Problem:
         self._compiled_derivatives(self.input_vector(t, q, u))
         if self.steppable:
             from .._numeric import dop853
-            dop853.load(self.state_size, *self.packed_arguments(),
-                        impacts=impacts)
+            dop853.load(self.state_size, *self.packed_arguments())
         self.kernel_seconds += time.perf_counter() - start
         _WARM.add(kind)
 
