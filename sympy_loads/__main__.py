@@ -16,10 +16,11 @@ import sys
 __all__ = []
 
 
-def compile_kernels(out=sys.stderr):
+def compile_kernels(out=sys.stderr, jobs=None):
     """Compile the kernels that are not in numba's cache, reporting on
-    ``out``; returns the exit status (0, or 1 where the compiled back end
-    cannot be used).
+    ``out``, ``jobs`` groups at a time (default: two on a machine with
+    two CPUs or more); returns the exit status (0, or 1 where the
+    compiled back end cannot be used or nothing could be kept).
 
     Examples
     ========
@@ -53,7 +54,7 @@ def compile_kernels(out=sys.stderr):
         print('sympy_loads: every numeric kernel is already compiled (in '
               'the numba cache); nothing to do.', file=out)
         return 0
-    kernel_set.compile_all(todo, log=log)
+    kernel_set.compile_all(todo, log=log, jobs=jobs)
     return 0
 
 
@@ -66,11 +67,16 @@ def main(argv=None):
                         help='compile the numba kernels of the compiled '
                              'back end now (once per installation), so '
                              'that no later run waits for them')
+    parser.add_argument('--jobs', type=int, choices=(1, 2), default=None,
+                        help='with --compile: 1 compiles in this process '
+                             'only (less CPU time in all), 2 compiles the '
+                             'stepping in a helper process at the same time '
+                             '(the default on two CPUs or more)')
     args = parser.parse_args(argv)
     if not args.compile:
         parser.print_help()
         return 0
-    return compile_kernels()
+    return compile_kernels(jobs=args.jobs)
 
 
 if __name__ == '__main__':

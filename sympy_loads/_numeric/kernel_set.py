@@ -28,9 +28,9 @@ import time
 __all__ = []
 
 _LOG = logging.getLogger('sympy_loads')
-# what the whole compilation takes on a 2-core machine (seconds): the
-# range announced before it starts
-EXPECTED = (10, 30)
+# what the whole compilation takes on an idle 2-core machine (seconds,
+# measured with benchmarks/bench_first_use.py): announced before it starts
+EXPECTED = 30
 # ensure_compiled() has run in this process
 _ENSURED = []
 
@@ -166,6 +166,9 @@ def _compile_parallel(todo, log, total):
                 dispatcher.compile(signature)
             logged('sympy_loads: [%d/%d] %s: %.1f s', name,
                    time.perf_counter() - mark)
+    except BaseException:      # e.g. KeyboardInterrupt: stop the helper
+        helper.kill()
+        raise
     finally:
         helper.wait()
         reader.join()
@@ -186,10 +189,11 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
     if jobs is None:
         jobs = 2 if (os.cpu_count() or 1) >= 2 else 1
     log('sympy_loads: compiling the numeric kernels once for this '
-        'installation (%d kernels in %d groups%s; about %d-%d s on 2 '
-        'cores; later runs load them from the cache%s)', count, len(todo),
+        'installation (%d kernels in %d groups%s): about %d s on an idle '
+        '2-core machine, longer on a busy one; later runs load them from '
+        'the cache%s', count, len(todo),
         ', two at a time' if jobs > 1 and len(todo) > 1 else '',
-        EXPECTED[0], EXPECTED[1], f' in {where}' if where else '')
+        EXPECTED, f' in {where}' if where else '')
     start = time.perf_counter()
     done = 0
     if jobs > 1 and len(todo) > 1:

@@ -108,6 +108,9 @@ class Problem:
                          np.zeros(len(nm.specified) + self.n_friction))
         self.compiled = nm.backend == 'compiled'
         self.kernel_seconds = 0.0
+        # the part of kernel_seconds spent compiling every kernel at once
+        # (logged by kernel_set itself)
+        self.compile_seconds = 0.0
         # sign of det(Phi_qd) on the assembly branch followed (0: not
         # checked, e.g. a redundant constraint set), see set_branch()
         self.branch = 0.0
@@ -135,7 +138,9 @@ class Problem:
         if self.compiled:
             start = time.perf_counter()
             from .._numeric import kernel_set, newton, rhs
-            kernel_set.ensure_compiled()
+            # the first compiled use of the process compiles every kernel
+            # where one is missing from the cache, announcing it
+            self.compile_seconds = kernel_set.ensure_compiled()
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
