@@ -196,11 +196,13 @@ def test_first_run_announces_and_compiles_every_kind_of_run(tmp_path):
 
 def test_compile_ahead_from_the_command_line(tmp_path):
     """``python -m sympy_loads --compile`` compiles every kernel into the
-    cache (announced, one line per group), a second call says there is
-    nothing to do, and then no run compiles anything."""
+    cache (announced, one line per group; here ``--jobs 1``, all in one
+    process, where the first-use test above takes the default, the
+    stepping in a helper process), a second call says there is nothing
+    to do, and then no run compiles anything."""
     cache = tmp_path / 'numba-cache'
     command = [sys.executable, '-m', 'sympy_loads', '--compile']
-    _, stderr = _run(command, cache)
+    _, stderr = _run(command + ['--jobs', '1'], cache)
     lines = _announcements(stderr)
     assert 'compiling the numeric kernels once' in lines[0], stderr
     assert sum(line.startswith('sympy_loads: [') for line in lines) == 4
