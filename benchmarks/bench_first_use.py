@@ -1,6 +1,22 @@
 """The one-off cost of an installation's first use of the compiled back end.
 
 Run: python benchmarks/bench_first_use.py [--keep]
+     python benchmarks/bench_first_use.py --examples [--before COMMIT]
+
+``--examples``: the six examples (``python -m sympy_loads.examples.<name>
+--no-plot``), one after another, each in a fresh Python process, all
+with one numba cache directory that is empty at the start; then the same
+six again with that (now warm) cache. What each example paid for
+compiling is its first process's time minus its second's in
+CPU time (user + system of the child process and its helpers, from
+``getrusage``). The compilation's wall time is read from what the run
+logs (the difference of two wall times is mostly noise on a loaded
+machine; the wall time there also counts the waits for a core).
+Printed per example and in total. ``--before COMMIT`` runs the same on a
+temporary clone of this repository at ``COMMIT`` first (e.g. the commit
+before the kernels were compiled at once), so that both are measured on
+the same machine at the same time. ``--order`` changes the order of the
+examples (the first one compiles, today every kernel).
 
 The compiled back end's generic numba kernels are compiled the first time
 an installation uses them and are then loaded from numba's disk cache
@@ -27,6 +43,8 @@ Goal: first use under a minute on a 2-core machine.
 import argparse
 import json
 import os
+import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -97,11 +115,139 @@ def cache_files(directory):
     return sum(len(files) for _, _, files in os.walk(directory))
 
 
+EXAMPLES = ('slider_crank', 'bicycle', 'four_bar', 'bicycle_stability',
+            'bouncing_ball', 'car_replacement')
+
+
+def run_example(root, name, cache_dir, workdir):
+    """``(wall, cpu, stderr)`` of ``python -m sympy_loads.examples.<name>
+    --no-plot`` with ``root`` first on the path and ``cache_dir`` as
+    numba's cache; cpu is the child's user + system time."""
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, PYTHONPATH=root,
+               MPLBACKEND='Agg')
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run([sys.executable, '-m',
+                           f'sympy_loads.examples.{name}', '--no-plot'],
+                          cwd=workdir, env=env, capture_output=True,
+                          text=True, timeout=1800)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f'{name} failed (exit {done.returncode}):\n'
+                           f'{done.stderr[-3000:]}')
+    cpu = (after.ru_utime - before.ru_utime
+           + after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stderr
+
+
+def examples_from_empty_cache(root, order):
+    """``{name: (cold wall, cold cpu, warm wall, warm cpu, stderr)}``."""
+    cache_dir = tempfile.mkdtemp(prefix='sympy_loads_numba_cache_')
+    workdir = tempfile.mkdtemp(prefix='sympy_loads_examples_')
+    try:
+        cold = {name: run_example(root, name, cache_dir, workdir)
+                for name in order}
+        warm = {name: run_example(root, name, cache_dir, workdir)
+                for name in order}
+    finally:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+        shutil.rmtree(workdir, ignore_errors=True)
+    return {name: cold[name][:2] + warm[name][:2] + (cold[name][2],)
+            for name in order}
+
+
+def logged_compile(stderr):
+    """The compilation's wall time as the child logged it: the line
+    ``compiled the numeric kernels in X s`` (kernels compiled at once),
+    else the line ``loading the compiled kernels ... took X s`` (before:
+    kernels compiled as each run needed them; printed above 2 s), else
+    0."""
+    found = re.search(r'compiled the numeric kernels in ([0-9.]+) s',
+                      stderr)
+    if found is None:
+        found = re.search(r'loading the compiled kernels .* took '
+                          r'([0-9.]+) s', stderr)
+    return float(found.group(1)) if found else 0.0
+
+
+def print_examples(label, runs, order):
+    print(f'{label}: the examples one after another from one empty numba '
+          f'cache, fresh processes. compile cpu = first run - second run '
+          f'(user + system, helper processes included); compile wall = '
+          f'what the run logged')
+    print(f"  {'example':<20}{'first wall':>11}{'first cpu':>10}"
+          f"{'compile wall':>14}{'compile cpu':>13}")
+    total_wall = total_cpu = 0.0
+    later = 0.0
+    for number, name in enumerate(order):
+        cold_wall, cold_cpu, warm_wall, warm_cpu, stderr = runs[name]
+        wall = logged_compile(stderr)
+        total_wall += wall
+        total_cpu += cold_cpu - warm_cpu
+        if number:
+            later = max(later, wall)
+        print(f'  {name:<20}{cold_wall:>11.1f}{cold_cpu:>10.1f}'
+              f'{wall:>14.1f}{cold_cpu - warm_cpu:>13.1f}')
+    print(f"  {'total':<20}{'':>21}{total_wall:>14.1f}{total_cpu:>13.1f}")
+    print(f'  largest compile wall time after the first example: '
+          f'{later:.1f} s (goals: total <= 12 s, later <= 2 s on a quiet '
+          f'2-core machine)')
+    for name in order:
+        lines = [line for line in runs[name][4].splitlines()
+                 if line.startswith('sympy_loads:')]
+        if lines:
+            print(f'  stderr of {name} (first run):')
+            for line in lines:
+                print(f'    {line}')
+
+
+def clone_at(commit):
+    """A temporary clone of this repository at ``commit``; its path."""
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    target = tempfile.mkdtemp(prefix='sympy_loads_before_')
+    subprocess.run(['git', 'clone', '--quiet', '--shared', '--no-checkout',
+                    here, target], check=True)
+    subprocess.run(['git', '-C', target, 'checkout', '--quiet', commit],
+                   check=True)
+    return target
+
+
+def main_examples(args):
+    order = tuple(args.order.split(',')) if args.order else EXAMPLES
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    print(f'{os.cpu_count()} CPUs, load average '
+          f'{" ".join(f"{x:.1f}" for x in os.getloadavg())}, Python '
+          f'{sys.version.split()[0]}')
+    if args.before:
+        clone = clone_at(args.before)
+        try:
+            runs = examples_from_empty_cache(clone, order)
+        finally:
+            shutil.rmtree(clone, ignore_errors=True)
+        print_examples(f'before ({args.before})', runs, order)
+    runs = examples_from_empty_cache(here, order)
+    print_examples('this checkout', runs, order)
+    print(f'load average at the end '
+          f'{" ".join(f"{x:.1f}" for x in os.getloadavg())}')
+    return runs
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--keep', action='store_true',
                         help='keep the temporary numba cache directory')
+    parser.add_argument('--examples', action='store_true',
+                        help='time the six examples one after another '
+                             'from one empty cache')
+    parser.add_argument('--before', metavar='COMMIT',
+                        help='with --examples: measure COMMIT first, on a '
+                             'temporary clone')
+    parser.add_argument('--order', help='with --examples: comma-separated '
+                                        'example names')
     args = parser.parse_args(argv)
+    if args.examples:
+        return main_examples(args)
     cache_dir = tempfile.mkdtemp(prefix='sympy_loads_numba_cache_')
     try:
         runs = []

@@ -1035,8 +1035,10 @@ class Simulation:
         # the first run reports the preparation too (as simulate() does)
         setup = time.perf_counter() - start + self._setup_seconds
         self._setup_seconds = 0.0
-        _log_slow('loading the compiled kernels (numba compiles them once '
-                  'per installation)', problem.kernel_seconds)
+        # (their compilation, on an installation's first use, has logged
+        # itself: sympy_loads._numeric.kernel_set)
+        _log_slow('loading the compiled kernels',
+                  problem.kernel_seconds - problem.compile_seconds)
         nm, friction_items = self._nm, self._friction_items
         output_spec = self._output_spec
 

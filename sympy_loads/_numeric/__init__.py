@@ -11,6 +11,12 @@ expressions and check the input).
   numba kernels (compiled once per installation, cached on disk) that call
   those functions by address: dense solves, Newton-Raphson, velocity and
   acceleration solves, the right-hand side of ``simulate()``;
+* :mod:`.dop853`, :mod:`.jump`: the DOP853 stepping and the impacts'
+  jumps on the compiled right-hand side;
+* :mod:`.kernel_set`: every kernel with the argument types its callers
+  pass, compiled all at once on an installation's first use (announced
+  on the ``sympy_loads`` logger) or by ``python -m sympy_loads
+  --compile``; :mod:`.kernel_cache`: numba's checked on-disk cache;
 * :mod:`.numpy_kernels`: their NumPy twins, the fallback where numba or
   SymEngine cannot be imported, tested against the compiled kernels.
 

@@ -86,7 +86,8 @@ class ConstraintEngine:
         self._lock = threading.Lock()
         self._acquire, self._release = self._lock.acquire, self._lock.release
         if backend == 'compiled':
-            from . import newton
+            from . import kernel_set, newton
+            kernel_set.ensure_compiled()
             self._kernels = newton
             nd = len(self.dep)
             self._fn = np.array([self.resjac.address, self.resjac.data],

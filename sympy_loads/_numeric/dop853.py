@@ -169,7 +169,10 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
     holds the weights of the solution, so stage ``N_STAGES`` is the step's
     end. The only call of the right-hand side: numba inlines it (Newton,
     the solves) at every call site, and each copy adds to the code loaded
-    from numba's cache."""
+    from numba's cache. Its callers pass ``first`` and ``last`` as
+    ``np.int64``, not as literal numbers: numba compiles a called kernel
+    once per literal value it is given (three copies, two seconds each
+    on an installation's first use, before)."""
     n = y.shape[0]
     count = 0
     for s in range(first, last):
@@ -208,8 +211,8 @@ def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
     its time in ``state[S_T_FAILED]``)."""
     t = state[S_T]
     n = y.shape[0]
-    count, status = _stages(0, 1, t, 0.0, y, K, A, C, stage, x, fn, ints,
-                            floats)
+    count, status = _stages(np.int64(0), np.int64(1), t, 0.0, y, K, A, C,
+                            stage, x, fn, ints, floats)
     if status != 0:
         state[S_T_FAILED] = t
         return count, status
@@ -233,8 +236,8 @@ def start(state, y, f, K, A, C, y_new, stage, x, fn, ints, floats):
     h0 = min(h0, interval)
     for i in range(n):
         y_new[i] = y[i] + h0 * direction * f[i]
-    extra, status = _stages(0, 1, t + h0 * direction, 0.0, y_new, K, A, C,
-                            stage, x, fn, ints, floats)
+    extra, status = _stages(np.int64(0), np.int64(1), t + h0 * direction,
+                            0.0, y_new, K, A, C, stage, x, fn, ints, floats)
     count += extra
     if status != 0:
         state[S_T_FAILED] = t + h0 * direction
@@ -612,9 +615,10 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     (``limits`` and ``records`` are its; ``state[S_STRUCK]`` counts the records
     written): the stepping then goes on from the state after it, and
     without ``t_eval`` the impact's time is sampled twice, before and
-    after. Without impacts ``limits`` and ``records`` are None, and that
-    variant compiles without :func:`strike` (an installation's first use
-    then compiles the impacts' variant only when a run has impacts)."""
+    after. Without impacts ``k`` is 0 and ``limits`` and ``records`` are
+    arrays that are never read (one row, no rows): every run calls the
+    same compiled variant, so an installation compiles it once
+    (:mod:`.kernel_set`)."""
     n = y.shape[0]
     t, h_abs, t_bound = state[S_T], state[S_H], state[S_T_END]
     rtol, atol, max_step = state[S_RTOL], state[S_ATOL], state[S_MAX_STEP]
@@ -667,8 +671,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             h_abs = abs(h)
             for i in range(n):
                 K[0, i] = f[i]
-            count, status = _stages(1, N_STAGES + 1, t, h, y, K, A, C,
-                                    stage, x, fn, ints, floats)
+            count, status = _stages(np.int64(1), np.int64(N_STAGES + 1),
+                                    t, h, y, K, A, C, stage, x, fn, ints,
+                                    floats)
             nfev += count
             if status != 0:
                 # an evaluation failed at a trial stage (too long a step
@@ -732,8 +737,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
             for i in range(k):
                 if g[i] >= 0.0 and g_new[i] <= 0.0:
                     active = True
-            # (without impacts limits is None and numba prunes this)
-            if limits is not None and g.shape[0] >= 3 * k:
+            if g.shape[0] >= 3 * k:
                 for i in range(k):
                     if g[i] >= 0.0 and g_new[i] > 0.0 and (
                             g[2 * k + i] < 0.0 or g_new[2 * k + i] > 0.0):
@@ -742,8 +746,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                    and direction * (t_eval[i_eval] - t_new) <= 0.0)
         if active or samples or suspect:
             # the dense output of the step (three more stages)
-            count, status = _stages(N_STAGES + 1, N_EXTENDED, t, h, y, K,
-                                    A, C, stage, x, fn, ints, floats)
+            count, status = _stages(np.int64(N_STAGES + 1),
+                                    np.int64(N_EXTENDED), t, h, y, K, A, C,
+                                    stage, x, fn, ints, floats)
             nfev += count
             if status != 0:
                 state[S_T_FAILED] = t + C[N_STAGES + count] * h
@@ -761,7 +766,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     F[3 + r, i] = h * total
                 y_old[i] = y[i]
             state[S_T_OLD] = t
-        if limits is not None and (active or suspect):
+        if active or suspect:
             # the first time within the step at which a gap closes: the
             # end of the roots' bracket (see first_closing)
             probe = np.empty(3 * k)
@@ -777,9 +782,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     if 0.0 < theta < earliest:
                         earliest = theta
             if earliest < 1.0:
-                value = gap_theta(earliest, 0, t, h, F, y_old, stage, x,
-                                  fn, ints, floats, impact, row, out, probe,
-                                  k, per)
+                value = gap_theta(earliest, np.int64(0), t, h, F, y_old,
+                                  stage, x, fn, ints, floats, impact, row,
+                                  out, probe, k, per)
                 closing = False
                 for i in range(k):
                     if g[i] >= 0.0 and probe[i] <= 0.0:
@@ -790,9 +795,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                     for i in range(k):
                         g_new[i] = probe[i]
                         g_new[2 * k + i] = probe[2 * k + i]
-        # (without impacts limits is None: numba then prunes this branch,
-        # and the stepping compiles without strike())
-        if limits is not None and active and state[S_RESOLVE] != 0.0 and (
+        if active and state[S_RESOLVE] != 0.0 and (
                 n_eval > 0 or n_out + 2 <= capacity):
             t_hit = strike(t, h, t_end, y, f, F, y_old, y_new, stage, x,
                            fn, ints, floats, impact, row, out, g, g_new, k,
@@ -865,18 +868,15 @@ def event_value_entry(*args):
     return _EVENT_VALUE[0]
 
 
-def load(n, ints, floats, x, fn, impacts=False):
+def load(n, ints, floats, x, fn):
     """Load (on an installation's first use: compile) :func:`advance` and
     :func:`dense` for a state of size ``n`` and the right-hand side's
     arguments (in the order of ``Problem.packed_arguments()``), without
     running them (the argument types are those of
-    :func:`sympy_loads._simulation.integrators._kernel_dop853`). With
-    ``impacts``
-    the variant of :func:`advance` that resolves impacts is loaded instead
-    (:func:`event_value`, needed only where Python resolves an impact, is
-    loaded at its first call). Every model passes arrays of the same
-    types, so one call per process and variant is enough: its caller,
-    ``Problem.warm_up``, makes only that one."""
+    :func:`sympy_loads._simulation.integrators._kernel_dop853`, with or
+    without impacts). Every model passes arrays of the same types, so one
+    call per process is enough: its caller, ``Problem.warm_up``, makes
+    only that one."""
     from .jit import entry_point
     A, C, E3, E5, D = tableau()
     vector, matrix = np.zeros(n), np.zeros((2, n))
@@ -884,5 +884,5 @@ def load(n, ints, floats, x, fn, impacts=False):
     entry_point(advance, vector, vector, vector, vector, vector, matrix, x,
                 fn, ints, floats, A, C, E3, E5, D, matrix, matrix, vector,
                 vector, vector, ints64, vector, vector, vector, vector,
-                *((vector, matrix) if impacts else (None, None)))
+                vector, matrix)
     entry_point(dense, matrix, vector, 0.0, vector)

@@ -354,3 +354,25 @@ class CheckedFunctionCache(FunctionCache):
                 return
             except Exception:  # noqa: BLE001  e.g. a damaged index
                 self._cache_file.discard()
+
+
+def has_entry(dispatcher, signature):
+    """Whether the checked cache of ``dispatcher`` holds an entry for the
+    argument types ``signature`` on this machine (read from its index,
+    nothing unpickled but the sealed index); None where that cannot be
+    known (no checked cache, or no trusted directory: the kernels are then
+    compiled in each process, as they are used)."""
+    cache = getattr(dispatcher, '_cache', None)
+    if not isinstance(cache, CheckedFunctionCache) or not cache._usable():
+        return None
+    try:
+        key = cache._index_key(signature, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except Exception:      # noqa: BLE001  a damaged index: a miss
+        return False
+
+
+def location(dispatcher):
+    """The cache directory of ``dispatcher``, or None."""
+    cache = getattr(dispatcher, '_cache', None)
+    return getattr(cache, '_cache_path', None)

@@ -638,11 +638,11 @@ def _after_failure(problem, fun, state, stage, y, t1, t_eval, samples,
 def _impact_arguments(impacts, t0, y):
     """``(impact, row, out, g, k, per, limits, records)`` of the compiled
     stepping (see :meth:`.impacts.ImpactEngine.kernel_arguments`); without
-    impacts, empty arrays and ``limits = records = None`` (the stepping
-    without strike())."""
+    impacts, arrays of the same types (no gaps, no room for records), so
+    that every run calls the one compiled variant of the stepping."""
     if impacts is None:
         return (np.zeros(2, dtype=np.int64), np.zeros(1), np.zeros(1),
-                np.zeros(0), 0, 0, None, None)
+                np.zeros(0), 0, 0, np.zeros(1), np.zeros((0, 1)))
     impact, row, out, g, k, per = impacts.kernel_arguments(t0, y)
     return (impact, row, out, g, k, per, impacts.kernel_limits(),
             impacts.kernel_records())

@@ -108,6 +108,9 @@ class Problem:
                          np.zeros(len(nm.specified) + self.n_friction))
         self.compiled = nm.backend == 'compiled'
         self.kernel_seconds = 0.0
+        # the part of kernel_seconds spent compiling every kernel at once
+        # (logged by kernel_set itself)
+        self.compile_seconds = 0.0
         # sign of det(Phi_qd) on the assembly branch followed (0: not
         # checked, e.g. a redundant constraint set), see set_branch()
         self.branch = 0.0
@@ -134,7 +137,10 @@ class Problem:
                 [1e-12, 1e-10, 50, 0.0, 0.0, 1.0, 1.0])
         if self.compiled:
             start = time.perf_counter()
-            from .._numeric import newton, rhs
+            from .._numeric import kernel_set, newton, rhs
+            # the first compiled use of the process compiles every kernel
+            # where one is missing from the cache, announcing it
+            self.compile_seconds = kernel_set.ensure_compiled()
             self._rhs = rhs
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
@@ -538,11 +544,12 @@ class Problem:
 
     def warm_up(self, t, y, impacts=False):
         """Call the compiled kernels once (numba loads them from its disk
-        cache, or compiles them on the first use of an installation);
-        ``impacts``: those of a run with impacts. The kernels are the same
-        for every model, so this is done once per process and kind of
-        run."""
-        kind = (bool(self.n_friction), self.steppable, impacts)
+        cache; on the first use of an installation
+        :func:`._numeric.kernel_set.ensure_compiled`, called when the
+        problem was made, has compiled them all). The kernels are the same
+        for every model, with or without ``impacts``, so this is done once
+        per process and kind of run."""
+        kind = (bool(self.n_friction), self.steppable)
         if not self.compiled or kind in _WARM:
             return
         start = time.perf_counter()
@@ -553,8 +560,7 @@ class Problem:
         self._compiled_derivatives(self.input_vector(t, q, u))
         if self.steppable:
             from .._numeric import dop853
-            dop853.load(self.state_size, *self.packed_arguments(),
-                        impacts=impacts)
+            dop853.load(self.state_size, *self.packed_arguments())
         self.kernel_seconds += time.perf_counter() - start
         _WARM.add(kind)
 
