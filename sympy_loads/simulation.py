@@ -65,6 +65,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
+from ._assembly import unformed_kanes_method
 from ._errors import MissingValuesError, SimulationError
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
@@ -299,9 +300,9 @@ def _kanes_method_of(model):
     elif isinstance(model, System):
         kane = model.eom_method
         if kane is None:
-            raise ValueError(
-                'model: the System has no equations of motion yet; call '
-                'model.form_eoms() before simulate().')
+            # not formed: the numeric model assembles the equations
+            # (sympy_loads._assembly), no symbolic form_eoms()
+            return unformed_kanes_method(model)
         if not isinstance(kane, KanesMethod):
             raise TypeError(
                 f'model: the System was formed with '

@@ -30,6 +30,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
+from .._assembly import Assembly, UnformedKanesMethod
 from .._equations import unconstrained_equations
 from .arguments import evaluated_elsewhere
 from .constraint_consistency import check_velocity_constraints
@@ -155,7 +156,12 @@ class NumericModel:
         m_kin = sm.Matrix(kane.mass_matrix_kin)
         f_kin = sm.Matrix(kane.forcing_kin)
         self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
-        if self.has_velocity_constraints:
+        # an unformed System's equations are assembled (see sympy_loads.
+        # _assembly): no symbolic mass matrix or forcing to read
+        self._assembly = (Assembly(self.frame, self.q, self.u, self.kindiff,
+                                   kane.bodies, kane.loads)
+                          if isinstance(kane, UnformedKanesMethod) else None)
+        if self.has_velocity_constraints or self._assembly is not None:
             reduced = sm.zeros(0, 1)     # not used: never evaluated
         else:
             reduced = sm.Matrix.vstack(
@@ -228,9 +234,11 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
-            if self.has_velocity_constraints:
+            if self.has_velocity_constraints and self._assembly is None:
                 # (the unconstrained equations, derived later, read them)
                 parts += _velocity_parts(body, self.frame)
+        if self._assembly is not None:
+            parts += [sm.Matrix(m) for m in self._assembly.local_parts()]
         known = (set(self.q) | set(self.u) | set(self.friction)
                  | set(self.reactions) | set(self.u_aux))
         for part in parts:
@@ -247,7 +255,7 @@ class NumericModel:
         # unconstrained ones, derived later, may need any (slots that no
         # equation uses are dropped in _prepare)
         in_velocity = set(find_dynamicsymbols(constraint_part)) & inputs
-        if self.has_velocity_constraints:
+        if self.has_velocity_constraints or self._assembly is not None:
             rates |= {s.diff(_TIME) for s in inputs}
         self.velocity_inputs = sorted(in_velocity, key=_symbol_key)
         self.specified += sorted(rates, key=_symbol_key)
@@ -279,7 +287,10 @@ class NumericModel:
         velocity = conv(k_nh) + conv(f_nh)
         kinematics = ([] if self.kinematics_is_identity else conv(m_kin))
         kinematics += conv(f_kin)
-        if m:
+        if self._assembly is not None:
+            mass, forcing = self._assembly_equations(plain)
+            g = self._acceleration_terms(velocity, conv, plain) if m else []
+        elif m:
             mass, forcing = unconstrained_equations(self.kane, plain,
                                                     self._zero)
             mass = _flat(mass)
@@ -348,6 +359,18 @@ class NumericModel:
                 value += expr.diff(s) * rate
             g.append(value)
         return g
+
+    def _assembly_equations(self, plain):
+        """The flat mass matrix and the forcing of an unformed System,
+        assembled (:mod:`sympy_loads._assembly`; SymEngine needed)."""
+        if not symengine_available():
+            raise ValueError(
+                'model: simulating a System whose equations are not formed '
+                'needs SymEngine; install it or call model.form_eoms() '
+                'before simulate().')
+        mass, forcing = self._assembly.equations(plain, self._zero)
+        self._assembly = None      # its frames and points are not kept
+        return _flat(mass), forcing
 
     def _generate(self, backend):
         kind = 'llvm' if backend == 'compiled' else 'numpy'
