@@ -158,7 +158,8 @@ class Assembly:
         m = to_symengine([m_sym])[0]
         point = kinematics.point_motion(body.masscenter)
         self._add_inertia(mass, forcing, point.V,
-                          lambda x: [m * e for e in x], point.a)
+                          lambda x: [m * e for e in x],
+                          [m * e for e in point.a])
         if isinstance(body, RigidBody):
             rotation = kinematics.rotation(body.frame)
             motion = kinematics.frame_motion(body.frame)

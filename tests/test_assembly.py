@@ -1,0 +1,244 @@
+"""Simulating a ``System`` whose equations are not formed (issue 38): the
+numeric model assembles Kane's equations from the bodies, joints and
+loads (``sympy_loads._assembly``) without SymPy's ``form_eoms()``.
+
+Oracles: SymPy's own equations of the same model (``form_eoms()``, its
+``mass_matrix``/``forcing`` and ``mass_matrix_full``/``forcing_full``
+lambdified by SymPy and integrated by SciPy), which share no code with the
+assembly.
+"""
+
+from unittest import mock
+
+import numpy as np
+import pytest
+import sympy as sm
+import sympy.physics.mechanics as me
+from scipy.integrate import solve_ivp
+
+from sympy_loads import Simulation, simulate
+from sympy_loads._numeric import eom_blocks
+
+TIME = me.dynamicsymbols._t
+
+
+def pin_chain(n, spatial=False, seed=0):
+    """A chain of ``n`` rigid links joined by SymPy ``PinJoint``s (the way
+    SymPy's joints tutorial writes it), each turning relative to its
+    parent, under gravity, with a torsional spring-damper in each joint;
+    spatial: the joint axes cycle through the parent's x, y and z."""
+    rng = np.random.default_rng(seed)
+    q = me.dynamicsymbols(f'q1:{n + 1}')
+    u = me.dynamicsymbols(f'u1:{n + 1}')
+    g = sm.Symbol('g')
+    ls = sm.symbols(f'l1:{n + 1}')
+    ms = sm.symbols(f'm1:{n + 1}')
+    k, c = sm.symbols('k c')
+    ground = me.RigidBody('ground')
+    system = me.System.from_newtonian(ground)
+    parent = ground
+    constants = {g: 9.81, k: 2.0, c: 0.1}
+    for i in range(n):
+        A = me.ReferenceFrame(f'A{i + 1}')
+        G = me.Point(f'G{i + 1}')
+        moments = rng.uniform(0.02, 0.1, 3)
+        body = me.RigidBody(f'b{i + 1}', masscenter=G, frame=A, mass=ms[i],
+                            inertia=(me.inertia(A, *moments), G))
+        axis = ([parent.frame.x, parent.frame.y, parent.frame.z][i % 3]
+                if spatial else parent.frame.z)
+        joint = me.PinJoint(
+            f'J{i + 1}', parent, body, coordinates=q[i], speeds=u[i],
+            parent_point=(-ls[i - 1] / 2 * parent.frame.y if i
+                          else 0 * parent.frame.y),
+            child_point=ls[i] / 2 * A.y, joint_axis=axis)
+        system.add_joints(joint)
+        system.add_actuators(me.TorqueActuator(
+            -k * q[i] - c * u[i], axis, body, parent))
+        constants[ls[i]] = float(rng.uniform(0.3, 0.8))
+        constants[ms[i]] = float(rng.uniform(0.5, 2.0))
+        parent = body
+    system.apply_uniform_gravity(-g * ground.frame.y)
+    initial = {s: float(rng.uniform(-0.6, 0.6)) for s in q}
+    initial.update({s: float(rng.uniform(-1.0, 1.0)) for s in u})
+    return system, constants, initial
+
+
+def absolute_chain(n, particles=False, seed=1):
+    """A planar chain of ``n`` links written with absolute angles (each
+    link's frame oriented in the ground frame, its points located from the
+    previous joint and their velocities by ``v2pt_theory``), as a
+    ``System`` built from coordinates, speeds, bodies and loads."""
+    rng = np.random.default_rng(seed)
+    q = me.dynamicsymbols(f'q1:{n + 1}')
+    u = me.dynamicsymbols(f'u1:{n + 1}')
+    g, l, m = sm.symbols('g l m')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    system = me.System(N, O)
+    system.add_coordinates(*q)
+    system.add_speeds(*u)
+    system.add_kdes(*[qi.diff() - ui for qi, ui in zip(q, u)])
+    joint = O
+    for i in range(n):
+        A = me.ReferenceFrame(f'L{i + 1}')
+        A.orient_axis(N, N.z, q[i])
+        A.set_ang_vel(N, u[i] * N.z)
+        end = joint.locatenew(f'P{i + 1}', -l * A.y)
+        end.v2pt_theory(joint, N, A)
+        if particles:
+            body = me.Particle(f'p{i + 1}', end, m)
+        else:
+            G = joint.locatenew(f'G{i + 1}', -l / 2 * A.y)
+            G.v2pt_theory(joint, N, A)
+            body = me.RigidBody(f'b{i + 1}', G, A, m,
+                                (me.inertia(A, 0, 0, m * l ** 2 / 12), G))
+        system.add_bodies(body)
+        system.add_loads(me.Force(body.masscenter, -m * g * N.y))
+        joint = end
+    constants = {g: 9.81, l: 1.0 / n, m: 1.0 / n}
+    # released at rest from a gentle random shape: a long chain of short
+    # links moving fast is chaotic, and integration errors of 1e-11 grow
+    # past the 1e-8 the trajectories are compared to within a second
+    initial = {s: float(rng.uniform(-0.3, 0.3)) for s in q}
+    initial.update({s: 0.0 for s in u})
+    return system, constants, initial
+
+
+def _numeric_m_f(sim, constants, state, rng):
+    """M and F of the simulation's generated equations at ``state``."""
+    nm = sim._nm
+    nq, nu = len(nm.q), len(nm.u)
+    c = [constants[s] for s in nm.constants]
+    s = rng.uniform(-1, 1, len(nm.specified))
+    x = nm.pack(0.3, state[:nq], state[nq:], c, s)
+    e = nm.functions['eom'](x)
+    _, mass, forcing, g0, _ = eom_blocks(nq, nu, len(nm.u_dep_idx),
+                                        nm.kinematics_is_identity)
+    return e[mass:forcing].reshape(nu, nu), e[forcing:g0]
+
+
+def _sympy_m_f(system, constants, state):
+    """SymPy's mass matrix and forcing of the formed ``system``."""
+    kane = system.eom_method
+    symbols = list(kane.q) + list(kane.u) + list(constants)
+    f = sm.lambdify(symbols, [kane.mass_matrix, kane.forcing])
+    M, F = f(*state, *constants.values())
+    return np.asarray(M, float), np.asarray(F, float).ravel()
+
+
+def _no_symbolic_equations():
+    """Context: form_eoms, kanes_equations and SymPy's private _form_fr /
+    _form_frstar raise if anything calls them."""
+    def refuse(*args, **kwargs):
+        raise AssertionError('symbolic equations were formed')
+    patches = [mock.patch.object(me.System, 'form_eoms', refuse),
+               mock.patch.object(me.KanesMethod, 'kanes_equations', refuse),
+               mock.patch.object(me.KanesMethod, '_form_fr', refuse),
+               mock.patch.object(me.KanesMethod, '_form_frstar', refuse)]
+    return patches
+
+
+@pytest.mark.parametrize('build', [
+    lambda: pin_chain(5),
+    lambda: pin_chain(4, spatial=True),
+    lambda: absolute_chain(6),
+    lambda: absolute_chain(5, particles=True)],
+    ids=['pin-planar', 'pin-spatial', 'absolute-rigid', 'absolute-particle'])
+def test_assembled_equations_equal_kanes_method(build):
+    """M and F generated for the unformed System equal SymPy's formed
+    ones to 1e-12 at random states (relative to their size)."""
+    system, constants, _ = build()
+    patches = _no_symbolic_equations()
+    for p in patches:
+        p.start()
+    try:
+        sim = Simulation(system, backend='numpy')
+    finally:
+        for p in patches:
+            p.stop()
+    assert system.eom_method is None
+    system.form_eoms()
+    rng = np.random.default_rng(5)
+    nq = len(sim._nm.q)
+    for _ in range(3):
+        state = rng.uniform(-1.5, 1.5, nq + len(sim._nm.u))
+        M, F = _numeric_m_f(sim, constants, state, rng)
+        M_ref, F_ref = _sympy_m_f(system, constants, state)
+        assert np.abs(M - M_ref).max() <= 1e-12 * max(1, np.abs(M_ref).max())
+        assert np.abs(F - F_ref).max() <= 1e-12 * max(1, np.abs(F_ref).max())
+
+
+def test_unformed_system_simulates_without_symbolic_equations():
+    """simulate() on an unformed System calls none of form_eoms,
+    kanes_equations, _form_fr, _form_frstar, and the System stays
+    unformed."""
+    system, constants, initial = pin_chain(3)
+    patches = _no_symbolic_equations()
+    for p in patches:
+        p.start()
+    try:
+        result = simulate(system, (0, 0.2), initial, constants)
+    finally:
+        for p in patches:
+            p.stop()
+    assert result.success
+    assert system.eom_method is None
+
+
+def _scipy_reference(system, constants, initial, t_end, t_eval, rtol):
+    """SymPy's full equations of the formed System, lambdified by SymPy
+    and integrated by SciPy's DOP853 at ``rtol``."""
+    kane = system.eom_method
+    q, u = list(kane.q), list(kane.u)
+    symbols = q + u + list(constants)
+    f = sm.lambdify(symbols, [kane.mass_matrix_full, kane.forcing_full],
+                    cse=True)
+    values = list(constants.values())
+
+    def rhs(t, y):
+        M, F = f(*y, *values)
+        return np.linalg.solve(np.asarray(M, float),
+                               np.asarray(F, float).ravel())
+    y0 = [initial[s] for s in q + u]
+    sol = solve_ivp(rhs, (0, t_end), y0, method='DOP853', rtol=rtol,
+                    atol=rtol / 10, t_eval=t_eval)
+    return sol.y.T
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('build, rtol', [
+    (lambda: pin_chain(8, seed=3), 1e-11),
+    # the 20-link chain whips its last links at 25 rad/s: at rtol 1e-11
+    # each integration is off by 1e-7 after 1 s (measured against rtol
+    # 1e-13), so both run at 1e-13, whose error is below 1e-9
+    (lambda: absolute_chain(20), 1e-13)], ids=['pin8', 'absolute20'])
+def test_trajectory_equals_formed_equations(build, rtol, backend):
+    """q and u over 1 s equal those of SymPy's formed equations
+    integrated by SciPy to 1e-8 (both integrations' errors are below
+    1e-9 at the tolerance used)."""
+    system, constants, initial = build()
+    t_eval = np.linspace(0, 1, 6)
+    result = simulate(system, (0, 1), initial, constants, t_eval=t_eval,
+                      rtol=rtol, atol=rtol / 10, backend=backend)
+    assert result.success and system.eom_method is None
+    system.form_eoms()
+    reference = _scipy_reference(system, constants, initial, 1, t_eval,
+                                 rtol)
+    got = np.hstack([result.q, result.u])
+    assert np.abs(got - reference).max() <= 1e-8
+
+
+def test_formed_system_unchanged():
+    """With form_eoms() called first the formed equations serve: the
+    results equal those of the unformed path to the integrator's
+    tolerance and the System keeps its KanesMethod."""
+    system, constants, initial = pin_chain(4, seed=7)
+    unformed = simulate(system, (0, 0.5), initial, constants,
+                        t_eval=[0.5], rtol=1e-11, atol=1e-12)
+    system.form_eoms()
+    kane = system.eom_method
+    formed = simulate(system, (0, 0.5), initial, constants, t_eval=[0.5],
+                      rtol=1e-11, atol=1e-12)
+    assert system.eom_method is kane
+    assert np.abs(formed.y - unformed.y).max() <= 1e-8
