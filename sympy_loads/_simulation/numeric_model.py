@@ -158,9 +158,10 @@ class NumericModel:
         self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
         # an unformed System's equations are assembled (see sympy_loads.
         # _assembly): no symbolic mass matrix or forcing to read
+        self.assembled = isinstance(kane, UnformedKanesMethod)
         self._assembly = (Assembly(self.frame, self.q, self.u, self.kindiff,
                                    kane.bodies, kane.loads)
-                          if isinstance(kane, UnformedKanesMethod) else None)
+                          if self.assembled else None)
         if self.has_velocity_constraints or self._assembly is not None:
             reduced = sm.zeros(0, 1)     # not used: never evaluated
         else:
@@ -377,7 +378,11 @@ class NumericModel:
         inputs = self.inputs()
         functions = {}
         for name, outputs in self._outputs_of.items():
-            functions[name] = generate(inputs, outputs, kind, name)
+            # assembled equations (an unformed System) are large: LLVM's
+            # level 0 compiles them several times faster
+            level = 0 if self.assembled and name == 'eom' else None
+            functions[name] = generate(inputs, outputs, kind, name,
+                                       opt_level=level)
         self.functions = functions
         self.fn = self._addresses()
 
