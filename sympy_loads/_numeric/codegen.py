@@ -172,9 +172,7 @@ class GeneratedFunction:
         else:
             inputs, outputs = self._symengine_expressions()
         placeholders = [module.Symbol(f'_in{i}') for i in range(self.n_in)]
-        symbols = set()
-        for expr in outputs:
-            symbols |= set(expr.free_symbols)
+        symbols = free_symbols_of(outputs)
         mapping = _placeholder_map(inputs, symbols, placeholders)
         unknown = symbols - set(mapping)
         if unknown:
@@ -471,6 +469,22 @@ def shared_xreplace(exprs, mapping):
                 memo[expr] = expr.xreplace(dict(zip(args, new)))
         out.append(memo[root])
     return out
+
+
+def free_symbols_of(exprs):
+    """The free symbols of all ``exprs`` together; SymEngine expressions
+    are walked once through their shared subexpressions (asked one by one,
+    each would walk the whole shared graph again)."""
+    symbols, shared = set(), []
+    for expr in exprs:
+        if _symengine is not None and isinstance(expr, _symengine.Basic):
+            shared.append(expr)
+        else:
+            symbols |= set(sm.sympify(expr).free_symbols)
+    if shared:
+        symbols |= {node for node in _shared_nodes(shared)
+                    if isinstance(node, _symengine.Symbol)}
+    return symbols
 
 
 def _as_sympy(expr):

@@ -35,7 +35,8 @@ from .._equations import unconstrained_equations
 from .arguments import evaluated_elsewhere
 from .constraint_consistency import check_velocity_constraints
 from ..constraints import HolonomicConstraintSolver
-from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
+from .._numeric.codegen import (CodegenError, MiscompiledError,
+                               free_symbols_of, generate,
                                symengine_available)
 from .._numeric import eom_blocks
 from .._numeric.codegen import to_symengine
@@ -306,9 +307,7 @@ class NumericModel:
                                   self.kinematics_is_identity)[-1]:
             raise RuntimeError('the equations of motion do not have the '
                                'layout of _numeric.eom_blocks')
-        used = set()
-        for expr in hol + velocity + eom:
-            used |= {str(s) for s in expr.free_symbols}
+        used = {str(s) for s in free_symbols_of(hol + velocity + eom)}
         # the slots of inputs' rates that no equation uses (see
         # _check_and_collect) are dropped
         self.specified = [s for s in self.specified if not isinstance(
