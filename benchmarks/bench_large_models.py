@@ -36,9 +36,9 @@ def first_result(builder, n):
     start = time.perf_counter()
     model = builder(n)
     sim = Simulation(model.system)
-    sim.run((0.0, 0.1), model.initial_conditions, model.constants)
+    result = sim.run((0.0, 0.1), model.initial_conditions, model.constants)
     total = time.perf_counter() - start
-    return model, sim, total
+    return model, sim, total, result.timings
 
 
 def warm(sim, model, span):
@@ -50,8 +50,7 @@ def warm(sim, model, span):
 
 
 def row(name, builder, n, formed_max, span):
-    model, sim, first = first_result(builder, n)
-    seconds = sim._nm.seconds
+    model, sim, first, seconds = first_result(builder, n)
     warm_s, per_eval = warm(sim, model, span)
     line = (f'{name:9s} {n:4d} {first:8.2f} {seconds["derivation"]:8.2f} '
             f'{seconds["codegen"]:8.2f} {warm_s:8.3f} {per_eval * 1e6:8.1f}')
