@@ -299,3 +299,48 @@ def test_loop_joint_four_bar_equals_formed_equations():
     assert model.system.eom_method is None
     assert unformed.success
     assert np.abs(unformed.y - formed.y).max() <= 1e-8
+
+
+def test_linearize_equals_formed_equations():
+    """linearize() on the unformed System (no symbolic equations formed)
+    gives the A of the formed System to 1e-9 at the hanging equilibrium,
+    and equilibrium() finds that equilibrium."""
+    from sympy_loads import equilibrium, linearize
+    system, constants, _ = pin_chain(4, spatial=True, seed=2)
+    point = {**{s: 0.0 for s in system.q}, **{s: 0.0 for s in system.u}}
+    patches = _no_symbolic_equations()
+    for p in patches:
+        p.start()
+    try:
+        unformed = linearize(system, point, constants)
+        found = equilibrium(system, {s: 0.1 for s in system.q}, constants)
+    finally:
+        for p in patches:
+            p.stop()
+    assert system.eom_method is None
+    assert max(abs(v) for v in found.values()) <= 1e-9
+    system.form_eoms()
+    formed = linearize(system, point, constants)
+    A, A_ref = np.asarray(unformed.A, float), np.asarray(formed.A, float)
+    assert np.abs(A - A_ref).max() <= 1e-9 * max(1, np.abs(A_ref).max())
+
+
+def test_unformed_simulation_pickles_and_runs_studies():
+    """A Simulation of an unformed System pickles (its copy gives the same
+    run) and simulate_many runs cases on it; the System stays unformed."""
+    import pickle
+    from sympy_loads import simulate_many
+    system, constants, initial = pin_chain(3, seed=4)
+    sim = Simulation(system)
+    copy = pickle.loads(pickle.dumps(sim))
+    options = dict(t_eval=[0.5], rtol=1e-10, atol=1e-12)
+    a = sim.run((0, 0.5), initial, constants, **options)
+    b = copy.run((0, 0.5), initial, constants, **options)
+    assert np.array_equal(a.y, b.y)
+    k = sm.Symbol('k')
+    results = simulate_many(system, (0, 0.5), initial, constants,
+                            [{}, {k: 4.0}], **options)
+    assert all(r.success for r in results)
+    assert np.abs(results[0].y - a.y).max() <= 1e-12
+    assert np.abs(results[1].y - a.y).max() > 1e-6      # k changed it
+    assert system.eom_method is None
