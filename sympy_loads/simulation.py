@@ -436,7 +436,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ===========
 
     ``model`` is a ``KanesMethod`` (after ``kanes_equations``) or a
-    ``System`` (after ``form_eoms()``), with or without dependent
+    ``System`` (formed or not: see ``model``), with or without dependent
     coordinates and speeds. Without constraints the right-hand side is
     ``mass_matrix_full \ forcing_full``, solved numerically. With
     holonomic constraints the independent coordinates and speeds are
@@ -531,7 +531,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ==========
 
     model : KanesMethod or System
-        The equations of motion (``System`` formed with ``KanesMethod``).
+        The equations of motion (``System`` formed with ``KanesMethod``),
+        or a ``System`` whose equations are not formed (``form_eoms()``
+        not called): Kane's equations are then assembled numerically from
+        its bodies, joints, loads and constraints, without forming them
+        symbolically, and the ``System`` stays unformed (see the tutorial
+        "Large models without the symbolic wait"; auxiliary speeds and
+        varying masses need ``form_eoms()``).
     t_span : (float, float)
         Start and end time.
     initial_conditions : mapping or array_like
