@@ -53,6 +53,11 @@ def unformed_kanes_method(system):
     found = _MODELS.get(system)
     if found is not None and found[0] == fingerprint:
         return found[1]
+    if not len(system.q) or not len(system.u):
+        raise ValueError(
+            'model: the System has no generalized coordinates or speeds; '
+            'add them (add_coordinates and add_speeds, or joints) before '
+            'simulate().')
     if len(system.u_aux):
         raise ValueError(
             'model: the System has auxiliary speeds (u_aux); simulate() '
