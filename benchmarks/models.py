@@ -592,3 +592,78 @@ def planar_chain(n, total_length=1.0, total_mass=1.0, gravity=9.81,
         configuration_constraints=holonomic, velocity_constraints=velocity,
         bodies=bodies, loads=loads,
         timings={'kanes_equations': kanes_seconds})
+
+
+# ---------------------------------------------------------------------------
+# Unformed Systems (issue 38): chains of PinJoints and of absolute angles
+# ---------------------------------------------------------------------------
+
+def pin_chain_system(n, total_length=1.0, total_mass=1.0, gravity=9.81,
+                     angle=0.3):
+    """An ``n``-link planar pendulum chain written as SymPy's joints
+    tutorial writes it: a ``System`` of ``RigidBody`` links joined by
+    ``PinJoint``s (each angle relative to the parent link), under gravity;
+    uniform links of length ``l = total_length/n``, mass ``m =
+    total_mass/n``. Its equations are NOT formed. Returns ``system``,
+    ``constants``, ``initial_conditions`` (the chain straight at ``angle``
+    from the vertical: the first relative angle ``angle``, the others 0;
+    at rest)."""
+    q = me.dynamicsymbols(f'q1:{n + 1}')
+    u = me.dynamicsymbols(f'u1:{n + 1}')
+    l, m, g = sm.symbols('l m g')
+    ground = me.RigidBody('ground')
+    system = me.System.from_newtonian(ground)
+    parent = ground
+    for i in range(n):
+        A = me.ReferenceFrame(f'A{i + 1}')
+        G = me.Point(f'G{i + 1}')
+        body = me.RigidBody(f'link{i + 1}', masscenter=G, frame=A, mass=m,
+                            inertia=(me.inertia(A, 0, 0, m*l**2/12), G))
+        system.add_joints(me.PinJoint(
+            f'J{i + 1}', parent, body, coordinates=q[i], speeds=u[i],
+            parent_point=(-l/2*parent.frame.y if i else 0*parent.frame.y),
+            child_point=l/2*A.y, joint_axis=parent.frame.z))
+        parent = body
+    system.apply_uniform_gravity(-g*ground.frame.y)
+    constants = {l: total_length/n, m: total_mass/n, g: gravity}
+    initial = {qi: (angle if i == 0 else 0.0) for i, qi in enumerate(q)}
+    initial.update({ui: 0.0 for ui in u})
+    return types.SimpleNamespace(system=system, constants=constants,
+                                 initial_conditions=initial, n=n)
+
+
+def absolute_chain_system(n, total_length=1.0, total_mass=1.0,
+                          gravity=9.81, angle=0.3):
+    """The chain of :func:`pin_chain_system` written with absolute angles
+    (each link's frame oriented in the ground frame, velocities by
+    ``v2pt_theory``), as a ``System`` of coordinates, speeds, bodies and
+    loads; not formed. The same motion as :func:`pin_chain_system` with
+    ``q_abs,i = q_1 + ... + q_i``."""
+    q = me.dynamicsymbols(f'q1:{n + 1}')
+    u = me.dynamicsymbols(f'u1:{n + 1}')
+    l, m, g = sm.symbols('l m g')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    system = me.System(N, O)
+    system.add_coordinates(*q)
+    system.add_speeds(*u)
+    system.add_kdes(*[qi.diff(_t) - ui for qi, ui in zip(q, u)])
+    joint = O
+    for i in range(n):
+        A = me.ReferenceFrame(f'L{i + 1}')
+        A.orient_axis(N, N.z, q[i])
+        A.set_ang_vel(N, u[i]*N.z)
+        G = joint.locatenew(f'G{i + 1}', -l/2*A.y)
+        G.v2pt_theory(joint, N, A)
+        end = joint.locatenew(f'P{i + 1}', -l*A.y)
+        end.v2pt_theory(joint, N, A)
+        system.add_bodies(me.RigidBody(f'link{i + 1}', G, A, m,
+                                       (me.inertia(A, 0, 0, m*l**2/12), G)))
+        system.add_loads(me.Force(G, -m*g*N.y))
+        joint = end
+    constants = {l: total_length/n, m: total_mass/n, g: gravity}
+    initial = {qi: angle for qi in q}
+    initial.update({ui: 0.0 for ui in u})
+    return types.SimpleNamespace(system=system, constants=constants,
+                                 initial_conditions=initial, n=n)

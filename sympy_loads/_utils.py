@@ -409,7 +409,8 @@ def _kanes_fingerprint(kane):
         getattr(kane, '_k_ku_implicit', None),
         getattr(kane, '_f_k_implicit', None), kane._f_h, kane._k_nh,
         kane._f_nh, kane._k_dnh, kane._f_dnh, kane._fr, kane._frstar,
-        kane._k_d, kane._f_d, getattr(kane, '_uaux', None))
+        getattr(kane, '_k_d', None), getattr(kane, '_f_d', None),
+        getattr(kane, '_uaux', None))   # (_k_d, _f_d: once formed)
     return (kane.q, kane.u, kane.explicit_kinematics, private,
             tuple(kane.loads or ()), bodies,
             tuple((b.mass, getattr(b, 'central_inertia', None))

@@ -65,6 +65,7 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
+from ._assembly import unformed_kanes_method
 from ._errors import MissingValuesError, SimulationError
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
@@ -305,9 +306,9 @@ def _kanes_method_of(model):
     elif isinstance(model, System):
         kane = model.eom_method
         if kane is None:
-            raise ValueError(
-                'model: the System has no equations of motion yet; call '
-                'model.form_eoms() before simulate().')
+            # not formed: the numeric model assembles the equations
+            # (sympy_loads._assembly), no symbolic form_eoms()
+            return unformed_kanes_method(model)
         if not isinstance(kane, KanesMethod):
             raise TypeError(
                 f'model: the System was formed with '
@@ -441,7 +442,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ===========
 
     ``model`` is a ``KanesMethod`` (after ``kanes_equations``) or a
-    ``System`` (after ``form_eoms()``), with or without dependent
+    ``System`` (formed or not: see ``model``), with or without dependent
     coordinates and speeds. Without constraints the right-hand side is
     ``mass_matrix_full \ forcing_full``, solved numerically. With
     holonomic constraints the independent coordinates and speeds are
@@ -536,7 +537,13 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
     ==========
 
     model : KanesMethod or System
-        The equations of motion (``System`` formed with ``KanesMethod``).
+        The equations of motion (``System`` formed with ``KanesMethod``),
+        or a ``System`` whose equations are not formed (``form_eoms()``
+        not called): Kane's equations are then assembled numerically from
+        its bodies, joints, loads and constraints, without forming them
+        symbolically, and the ``System`` stays unformed (see the tutorial
+        "Large models without the symbolic wait"; auxiliary speeds and
+        varying masses need ``form_eoms()``).
     t_span : (float, float)
         Start and end time.
     initial_conditions : mapping or array_like

@@ -486,11 +486,12 @@ def test_t_eval_backwards_in_time():
                                atol=1e-9)
 
 
-def test_model_must_be_kanes_method_or_formed_system():
+def test_model_must_be_kanes_method_or_system_with_coordinates():
     with pytest.raises(TypeError, match='KanesMethod or a System'):
         simulate('model', (0, 1), {}, {})
+    # an unformed System is assembled (issue 38), but it needs coordinates
     system = me.System.from_newtonian(me.RigidBody('wall'))
-    with pytest.raises(ValueError, match='form_eoms'):
+    with pytest.raises(ValueError, match='no generalized coordinates'):
         simulate(system, (0, 1), {}, {})
 
 

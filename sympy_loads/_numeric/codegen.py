@@ -172,9 +172,7 @@ class GeneratedFunction:
         else:
             inputs, outputs = self._symengine_expressions()
         placeholders = [module.Symbol(f'_in{i}') for i in range(self.n_in)]
-        symbols = set()
-        for expr in outputs:
-            symbols |= set(expr.free_symbols)
+        symbols = free_symbols_of(outputs)
         mapping = _placeholder_map(inputs, symbols, placeholders)
         unknown = symbols - set(mapping)
         if unknown:
@@ -182,7 +180,9 @@ class GeneratedFunction:
                 f'{self.name}: the outputs contain '
                 f'{sorted(map(str, unknown))}, which are not among the '
                 f'inputs of the function.')
-        return placeholders, [e.xreplace(mapping) for e in outputs]
+        if module is sm:
+            return placeholders, [e.xreplace(mapping) for e in outputs]
+        return placeholders, shared_xreplace(outputs, mapping)
 
     def _build_llvm(self):
         if _symengine is None:
@@ -190,11 +190,8 @@ class GeneratedFunction:
         inputs, outputs = self._placeholders(_symengine)
         # undefined functions and SymPy functions SymEngine only wraps
         # (``FunctionSymbol``, ``PyFunction``) cannot be compiled
-        unknown = set()
-        for expr in outputs:
-            unknown |= {f for f in expr.atoms(_symengine.Function)
-                        if type(f).__name__ in ('FunctionSymbol',
-                                                'PyFunction')}
+        unknown = {f for f in _shared_nodes(outputs)
+                   if type(f).__name__ in ('FunctionSymbol', 'PyFunction')}
         if unknown:
             raise CodegenError(
                 f'{self.name}: SymEngine cannot compile the functions '
@@ -245,8 +242,8 @@ class GeneratedFunction:
             got = self(x)
         inputs, outputs = self._symengine_expressions()
         values = dict(zip(inputs, [_symengine.RealDouble(v) for v in x]))
-        for i, expr in enumerate(outputs):
-            reference = _real_number(expr.xreplace(values))
+        for i, value in enumerate(shared_xreplace(outputs, values)):
+            reference = _real_number(value)
             if reference is None or not math.isfinite(reference):
                 continue
             if abs(got[i] - reference) <= CHECK_RTOL * max(
@@ -421,6 +418,73 @@ def portable(exprs, backend):
     if backend == 'llvm':
         return tuple(exprs)
     return tuple(_as_sympy(e) for e in exprs)
+
+
+def _shared_nodes(exprs):
+    """Every distinct subexpression of the SymEngine ``exprs``, each
+    visited once: expressions that share subexpressions (the assembled
+    equations of :mod:`sympy_loads._assembly`, a directed acyclic graph)
+    would take SymEngine's ``atoms()`` a time exponential in their depth,
+    as it walks each path."""
+    seen = set()
+    stack = list(exprs)
+    while stack:
+        expr = stack.pop()
+        if expr in seen:
+            continue
+        seen.add(expr)
+        stack.extend(expr.args)
+    return seen
+
+
+def shared_xreplace(exprs, mapping):
+    """``[e.xreplace(mapping) for e in exprs]`` for SymEngine
+    expressions, with one memory for all of them: a subexpression shared
+    by several outputs stays one object in the results. SymEngine's
+    ``xreplace`` remembers only within one call, and its common
+    subexpression elimination recognises repeats by identity, so
+    expressions replaced one by one lose their sharing and eliminating it
+    again takes time exponential in the depth of the shared graph (the
+    assembled equations of :mod:`sympy_loads._assembly`)."""
+    memo = dict(mapping)
+    out = []
+    for root in exprs:
+        stack = [(root, False)]
+        while stack:
+            expr, ready = stack.pop()
+            if expr in memo:
+                continue
+            args = expr.args
+            if not ready and args:
+                stack.append((expr, True))
+                stack.extend((a, False) for a in args if a not in memo)
+                continue
+            new = [memo[a] for a in args]
+            if all(n is a for n, a in zip(new, args)):
+                memo[expr] = expr
+                continue
+            try:
+                memo[expr] = expr.func(*new)
+            except (TypeError, ValueError, RuntimeError, AttributeError):
+                memo[expr] = expr.xreplace(dict(zip(args, new)))
+        out.append(memo[root])
+    return out
+
+
+def free_symbols_of(exprs):
+    """The free symbols of all ``exprs`` together; SymEngine expressions
+    are walked once through their shared subexpressions (asked one by one,
+    each would walk the whole shared graph again)."""
+    symbols, shared = set(), []
+    for expr in exprs:
+        if _symengine is not None and isinstance(expr, _symengine.Basic):
+            shared.append(expr)
+        else:
+            symbols |= set(sm.sympify(expr).free_symbols)
+    if shared:
+        symbols |= {node for node in _shared_nodes(shared)
+                    if isinstance(node, _symengine.Symbol)}
+    return symbols
 
 
 def _as_sympy(expr):

@@ -30,11 +30,13 @@ import numpy as np
 import sympy as sm
 from sympy.physics.mechanics import dynamicsymbols, find_dynamicsymbols
 
+from .._assembly import Assembly, UnformedKanesMethod
 from .._equations import unconstrained_equations
 from .arguments import evaluated_elsewhere
 from .constraint_consistency import check_velocity_constraints
 from ..constraints import HolonomicConstraintSolver
-from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
+from .._numeric.codegen import (CodegenError, MiscompiledError,
+                               free_symbols_of, generate,
                                symengine_available)
 from .._numeric import eom_blocks
 from .._numeric.codegen import to_symengine
@@ -155,7 +157,13 @@ class NumericModel:
         m_kin = sm.Matrix(kane.mass_matrix_kin)
         f_kin = sm.Matrix(kane.forcing_kin)
         self.kinematics_is_identity = m_kin == sm.eye(len(self.q))
-        if self.has_velocity_constraints:
+        # an unformed System's equations are assembled (see sympy_loads.
+        # _assembly): no symbolic mass matrix or forcing to read
+        self.assembled = isinstance(kane, UnformedKanesMethod)
+        self._assembly = (Assembly(self.frame, self.q, self.u, self.kindiff,
+                                   kane.bodies, kane.loads)
+                          if self.assembled else None)
+        if self.has_velocity_constraints or self._assembly is not None:
             reduced = sm.zeros(0, 1)     # not used: never evaluated
         else:
             reduced = sm.Matrix.vstack(
@@ -228,9 +236,11 @@ class NumericModel:
             if hasattr(body, 'central_inertia'):
                 parts += [sm.Matrix([d[0]]) for d in
                           body.central_inertia.args]
-            if self.has_velocity_constraints:
+            if self.has_velocity_constraints and self._assembly is None:
                 # (the unconstrained equations, derived later, read them)
                 parts += _velocity_parts(body, self.frame)
+        if self._assembly is not None:
+            parts += [sm.Matrix(m) for m in self._assembly.local_parts()]
         known = (set(self.q) | set(self.u) | set(self.friction)
                  | set(self.reactions) | set(self.u_aux))
         for part in parts:
@@ -247,7 +257,7 @@ class NumericModel:
         # unconstrained ones, derived later, may need any (slots that no
         # equation uses are dropped in _prepare)
         in_velocity = set(find_dynamicsymbols(constraint_part)) & inputs
-        if self.has_velocity_constraints:
+        if self.has_velocity_constraints or self._assembly is not None:
             rates |= {s.diff(_TIME) for s in inputs}
         self.velocity_inputs = sorted(in_velocity, key=_symbol_key)
         self.specified += sorted(rates, key=_symbol_key)
@@ -279,7 +289,10 @@ class NumericModel:
         velocity = conv(k_nh) + conv(f_nh)
         kinematics = ([] if self.kinematics_is_identity else conv(m_kin))
         kinematics += conv(f_kin)
-        if m:
+        if self._assembly is not None:
+            mass, forcing = self._assembly_equations(plain)
+            g = self._acceleration_terms(velocity, conv, plain) if m else []
+        elif m:
             mass, forcing = unconstrained_equations(self.kane, plain,
                                                     self._zero)
             mass = _flat(mass)
@@ -294,9 +307,7 @@ class NumericModel:
                                   self.kinematics_is_identity)[-1]:
             raise RuntimeError('the equations of motion do not have the '
                                'layout of _numeric.eom_blocks')
-        used = set()
-        for expr in hol + velocity + eom:
-            used |= {str(s) for s in expr.free_symbols}
+        used = {str(s) for s in free_symbols_of(hol + velocity + eom)}
         # the slots of inputs' rates that no equation uses (see
         # _check_and_collect) are dropped
         self.specified = [s for s in self.specified if not isinstance(
@@ -349,12 +360,28 @@ class NumericModel:
             g.append(value)
         return g
 
+    def _assembly_equations(self, plain):
+        """The flat mass matrix and the forcing of an unformed System,
+        assembled (:mod:`sympy_loads._assembly`; SymEngine needed)."""
+        if not symengine_available():
+            raise ValueError(
+                'model: simulating a System whose equations are not formed '
+                'needs SymEngine; install it or call model.form_eoms() '
+                'before simulate().')
+        mass, forcing = self._assembly.equations(plain, self._zero)
+        self._assembly = None      # its frames and points are not kept
+        return _flat(mass), forcing
+
     def _generate(self, backend):
         kind = 'llvm' if backend == 'compiled' else 'numpy'
         inputs = self.inputs()
         functions = {}
         for name, outputs in self._outputs_of.items():
-            functions[name] = generate(inputs, outputs, kind, name)
+            # assembled equations (an unformed System) are large: LLVM's
+            # level 0 compiles them several times faster
+            level = 0 if self.assembled and name == 'eom' else None
+            functions[name] = generate(inputs, outputs, kind, name,
+                                       opt_level=level)
         self.functions = functions
         self.fn = self._addresses()
 

@@ -1,0 +1,247 @@
+r"""Private: the motion of every frame and point of a model, composed link
+by link as SymEngine expressions of the state.
+
+For each frame ``F`` (parent ``P`` in the tree of :mod:`.tree`) and each
+point ``Q`` (parent ``O``), in components along the inertial frame ``N``
+and with ``u' = 0`` in the accelerations (the velocity-product terms;
+the ``u'`` terms are the partial velocities times ``u'``)
+[Kane1985]_::
+
+    R_F = R_P C_PF                         C_PF = P.dcm(F), local
+    w_F = w_P + sum_X R_X m_X              m_X: measures of F.ang_vel_in(P)
+    W_F = W_P + sum_X R_X dm_X/du          (partial angular velocities)
+    a_F = a_P + sum_X R_X m_X' + w_X x R_X m_X
+
+    r = sum_X R_X m_X                      m_X: measures of Q.pos_from(O)
+    v_Q = v_O + sum_X R_X m_X' + w_X x r_X
+    V_Q = V_O + sum_X R_X dm_X'/du + W_X x r_X
+    a_Q = a_O + sum_X R_X m_X'' + 2 w_X x R_X m_X' + a_X x r_X
+                + w_X x (w_X x r_X)
+
+where ``'`` is the time derivative at ``u' = 0`` of a measure (through
+``q' = f(q, u, t)`` and the rates of specified inputs). Only the small
+relative measures are differentiated, by SymEngine; the inertial
+quantities are products and sums of earlier ones, which SymEngine keeps
+shared (a directed acyclic graph whose size grows with the number of
+links, not exponentially as a link's velocity written out in ``N``
+does), and code generation with common subexpressions evaluates each
+once. A point whose velocity in ``N`` is given (``set_vel``) takes that
+velocity instead of its parent's plus the rate of its position.
+
+References
+==========
+
+.. [Kane1985] T. R. Kane, D. A. Levinson, Dynamics: Theory and
+   Applications, McGraw-Hill, 1985, sec. 2.6 (transport theorem), 2.8
+   (two points fixed on a rigid body), 2.9 (one point moving on a body)
+   and 2.16 (angular acceleration). https://hdl.handle.net/1813/638
+"""
+
+import symengine as se
+import sympy as sm
+
+from .._numeric.codegen import to_symengine
+from .tree import frame_parents, point_parents, velocity_is_given
+
+__all__ = []
+
+_ZERO = se.Integer(0)
+
+
+def cross(a, b):
+    return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2],
+            a[0] * b[1] - a[1] * b[0]]
+
+
+def dot(a, b):
+    return se.Add(*[x * y for x, y in zip(a, b)])
+
+
+def mat_vec(R, m):
+    return [se.Add(*[R[i][k] * m[k] for k in range(3)]) for i in range(3)]
+
+
+def add(a, b):
+    return [x + y for x, y in zip(a, b)]
+
+
+def scale(s, a):
+    return [s * x for x in a]
+
+
+def add_partials(target, extra):
+    """``target[j] += extra[j]`` for the partial-velocity dicts
+    ``{speed index: 3-vector}``."""
+    for j, vector in extra.items():
+        target[j] = add(target[j], vector) if j in target else vector
+
+
+class Motion:
+    """Rotation ``R`` (frames), velocity ``v``, partials ``V`` (dict of
+    speed index -> 3-vector) and velocity-product acceleration ``a`` of a
+    frame (angular) or point (linear), in ``N`` components."""
+
+    __slots__ = ('R', 'v', 'V', 'a')
+
+    def __init__(self, R, v, V, a):
+        self.R, self.v, self.V, self.a = R, v, V, a
+
+
+class TreeKinematics:
+    """The motions of the frames and points of a model with inertial
+    frame ``frame``, as SymEngine expressions of the plain symbols of
+    :class:`~sympy_loads._simulation.numeric_model.NumericModel`:
+    ``local`` turns a SymPy expression into one (the kinematic
+    equations, the zeroed symbols and the plain names applied), ``rate``
+    is its time derivative at ``u' = 0`` and ``speeds`` are the plain
+    speeds."""
+
+    def __init__(self, frame, points, local, rate, speeds):
+        self.frame = frame
+        self._frame_parent = frame_parents(frame)
+        self._point_parent = point_parents(points, frame)
+        self._local, self._rate = local, rate
+        self._speeds = list(speeds)
+        self._rotations = {frame: [[se.Integer(int(i == k)) for k in
+                                    range(3)] for i in range(3)]}
+        zero = [_ZERO] * 3
+        self._frames = {frame: Motion(self._rotations[frame], zero, {},
+                                      zero)}
+        self._points = {}
+
+    # -- helpers -----------------------------------------------------------
+    def _partials(self, measure):
+        """``{j: d measure/d u_j}`` for the speeds in ``measure``."""
+        found = set()
+        for entry in measure:
+            found |= entry.free_symbols
+        out = {}
+        for j, speed in enumerate(self._speeds):
+            if speed in found:
+                out[j] = [e.diff(speed) for e in measure]
+        return out
+
+    def _measures(self, vector, what):
+        """``[(R_X, measure, X)]`` of a SymPy ``Vector``."""
+        out = []
+        for matrix, X in vector.args:
+            out.append((self.rotation(X, what), self._local(matrix), X))
+        return out
+
+    # -- frames ------------------------------------------------------------
+    def rotation(self, frame, what='a frame'):
+        """``R`` with ``v_N = R v_frame``."""
+        chain = []
+        current = frame
+        while current not in self._rotations:
+            if current not in self._frame_parent:
+                raise ValueError(
+                    f'model: {what} is expressed in the frame {frame}, '
+                    f'which is not oriented (directly or through other '
+                    f'frames) against the inertial frame {self.frame}.')
+            chain.append(current)
+            current = self._frame_parent[current]
+        for child in reversed(chain):
+            parent = self._frame_parent[child]
+            C = self._local(parent.dcm(child))
+            P = self._rotations[parent]
+            C = [C[3 * i:3 * i + 3] for i in range(3)]
+            self._rotations[child] = [
+                [se.Add(*[P[i][k] * C[k][j] for k in range(3)])
+                 for j in range(3)] for i in range(3)]
+        return self._rotations[frame]
+
+    def frame_motion(self, frame):
+        """The :class:`Motion` of ``frame`` (angular velocity, partial
+        angular velocities, angular acceleration at ``u' = 0``)."""
+        chain = []
+        current = frame
+        while current not in self._frames:
+            self.rotation(current)
+            chain.append(current)
+            current = self._frame_parent[current]
+        for child in reversed(chain):
+            self._frames[child] = self._frame_step(child)
+        return self._frames[frame]
+
+    def _frame_step(self, child):
+        parent = self._frame_parent[child]
+        base = self._frames[parent]
+        w, V, a = list(base.v), dict(base.V), list(base.a)
+        relative = self._measures(child.ang_vel_in(parent),
+                                  f'the angular velocity of {child}')
+        terms = []
+        for R, m, X in relative:
+            w = add(w, mat_vec(R, m))
+            add_partials(V, {j: mat_vec(R, d) for j, d in
+                             self._partials(m).items()})
+            terms.append((R, m, X))
+        for R, m, X in terms:
+            w_X = w if X is child else self.frame_motion(X).v
+            a = add(a, add(mat_vec(R, [self._rate(e) for e in m]),
+                           cross(w_X, mat_vec(R, m))))
+        return Motion(self._rotations[child], w, V, a)
+
+    # -- points ------------------------------------------------------------
+    def point_motion(self, point):
+        """The :class:`Motion` of ``point`` (``R`` is None)."""
+        chain = []
+        current = point
+        while current not in self._points:
+            if current not in self._point_parent:
+                # a point the tree was not made for: grow it
+                self._point_parent.update(point_parents([current],
+                                                        self.frame))
+            chain.append(current)
+            current = self._point_parent[current]
+            if current is None:
+                break
+        for child in reversed(chain):
+            self._points[child] = self._point_step(child)
+        return self._points[point]
+
+    def _point_step(self, point):
+        parent = self._point_parent[point]
+        if parent is None or velocity_is_given(point, self.frame):
+            return self._given_velocity(point)
+        base = self._points[parent]
+        v, V, a = list(base.v), dict(base.V), list(base.a)
+        for R, m, X in self._measures(point.pos_from(parent),
+                                      f'the position of {point}'):
+            motion = self.frame_motion(X)
+            r = mat_vec(R, m)
+            md = [self._rate(e) for e in m]
+            mdd = [self._rate(e) for e in md]
+            Rmd = mat_vec(R, md)
+            v = add(v, add(Rmd, cross(motion.v, r)))
+            partial = {j: mat_vec(R, d) for j, d in
+                       self._partials(md).items()}
+            add_partials(partial, {j: cross(W, r) for j, W in
+                                   motion.V.items()})
+            add_partials(V, partial)
+            a = add(a, add(add(mat_vec(R, mdd), scale(2, cross(motion.v,
+                                                                 Rmd))),
+                           add(cross(motion.a, r),
+                               cross(motion.v, cross(motion.v, r)))))
+        return Motion(None, v, V, a)
+
+    def _given_velocity(self, point):
+        zero = [_ZERO] * 3
+        v, V, a = zero, {}, zero
+        for R, m, X in self._measures(point.vel(self.frame),
+                                      f'the velocity of {point}'):
+            motion = self.frame_motion(X)
+            Rm = mat_vec(R, m)
+            v = add(v, Rm)
+            add_partials(V, {j: mat_vec(R, d) for j, d in
+                             self._partials(m).items()})
+            a = add(a, add(mat_vec(R, [self._rate(e) for e in m]),
+                           cross(motion.v, Rm)))
+        return Motion(None, v, V, a)
+
+    def vector(self, vector, what):
+        """A SymPy ``Vector`` in ``N`` components."""
+        out = [_ZERO] * 3
+        for R, m, X in self._measures(vector, what):
+            out = add(out, mat_vec(R, m))
+        return out
