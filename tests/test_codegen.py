@@ -414,3 +414,27 @@ def test_nonfinite_equations_say_round_off(line_particle, backend):
     with pytest.raises(SimulationError, match='negative: the base of'):
         simulate(s.kane, (0, 0.1), {s.x: 0.2, s.v: 0.0}, {w: w_value},
                  backend=backend)
+
+
+@needs_compiled
+def test_explain_nonfinite_walks_a_shared_graph_once():
+    """x_{k+1} = x_k**2 + 1/x_k for 60 levels shares x_k twice per level,
+    as the assembled equations of an unformed System share their
+    subexpressions: walked path by path (SymEngine's ``atoms``) it has
+    2**60 paths (about 60 s already at 24 levels); walked once per
+    distinct node it is small. explain_nonfinite of x_60 + sqrt(y) at
+    y = -1 names the negative base of sqrt(y), and nothing for the
+    integer powers of the chain, whose values overflow there."""
+    import symengine as se
+    from sympy_loads._numeric.codegen import generate
+    x, y = se.symbols('x y')
+    chain = x
+    for _ in range(60):
+        chain = chain * chain + 1 / chain
+    f = generate([x, y], [chain + se.sqrt(y), chain], 'llvm', 'f')
+    with np.errstate(all='ignore'):
+        assert not np.isfinite(f([2.0, -1.0])).any()
+    causes = f.explain_nonfinite([2.0, -1.0], [0, 1], names={'y': 'w(t)'})
+    assert [c[0] for c in causes] == ['negative']
+    assert 'sqrt(w(t))' in causes[0][1] and '(-1)' in causes[0][1]
+    assert f.explain_nonfinite([2.0, 4.0], [0, 1]) == []
