@@ -559,3 +559,61 @@ def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
     assert error.keeps_run and 0 < error.time < 1.0
     assert error.result.t[-1] == pytest.approx(error.time)
     assert error.result.contacts[0].name == 'A'
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('case', ['incline', 'slider-crank'])
+def test_a_closed_phase_evaluates_the_equations_once_per_step(
+        case, backend, monkeypatch):
+    """Each right-hand side of a phase with closed contacts needs the
+    free accelerations M^-1 F and the response M^-1 W^T of the contact
+    forces: one evaluation of the generated equations of motion gives M
+    and F (counted: calls of the ``eom`` function, from Python or, for
+    the compiled back end, through the compiled derivative kernel), for
+    a contact with friction that sticks and slides (the block pushed up
+    the incline) and for a closed loop's dependent speeds (the slider-
+    crank resting on its stop)."""
+    from sympy_loads._numeric.codegen import GeneratedFunction
+    from sympy_loads._simulation import problem, unilateral
+    calls = []
+    call = GeneratedFunction.__call__
+    compiled = problem.Problem._compiled_derivatives
+
+    def counted(self, x):
+        calls.extend([self.name] if self.name == 'eom' else [])
+        return call(self, x)
+
+    def counted_compiled(self, x):
+        calls.append('eom')
+        return compiled(self, x)
+    per_step = []
+    rhs = unilateral.LastingContacts.rhs
+
+    def counted_rhs(self, t, y):
+        before = len(calls)
+        ydot = rhs(self, t, y)
+        per_step.append(len(calls) - before)
+        return ydot
+    monkeypatch.setattr(GeneratedFunction, '__call__', counted)
+    monkeypatch.setattr(problem.Problem, '_compiled_derivatives',
+                        counted_compiled)
+    monkeypatch.setattr(unilateral.LastingContacts, 'rhs', counted_rhs)
+    if case == 'incline':
+        alpha, mu, c = math.radians(20), 0.5, 2.0
+        kane, impact, (x, y, vx, vy), up, _ = incline(
+            alpha, mu, c * me.dynamicsymbols._t)
+        res = simulate(kane, (0, 4), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0},
+                       {}, impacts=[impact], backend=backend, rtol=1e-10,
+                       atol=1e-12)
+        t_s = G * (math.sin(alpha) + mu * math.cos(alpha)) / c
+        expected = c * (4 - t_s) ** 3 / 6         # sticks, then slides
+        assert res.q[-1] @ up == pytest.approx(expected, abs=1e-8)
+    else:
+        from test_rigid_impacts import slider_crank_with_stop
+        model, impact, constants, initial = slider_crank_with_stop(0.0)
+        res = simulate(model.kane, (0, 0.4), initial, constants,
+                       specified={model.torque: 5.0}, impacts=[impact],
+                       backend=backend)
+        assert res.contacts[0].end == 0.4
+    assert res.success and len(per_step) > 10
+    assert set(per_step) <= {0, 1} and 1 in per_step
