@@ -13,7 +13,8 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import ContactInterval, Impact, SimulationError, simulate
 
-G = 9.81
+from _contact_models import (G, ROD_LENGTH, ROD_MASS, slider_crank_with_stop,
+                             two_ended_rod)
 
 
 def ball(e=0.8, table=None, mass=1.0):
@@ -158,40 +159,6 @@ def test_ball_on_a_vibrating_table_locks_and_takes_off_at_arcsin():
             G + table_acceleration, abs=1e-7)
 
 
-ROD_MASS, ROD_LENGTH = 2.0, 1.2
-
-
-def rod(e, mu=0.0, load=0.0, at=0.0):
-    """A uniform planar rod (centre x, y, angle theta) under gravity with
-    a contact at each end (A at -L/2 along the rod, B at +L/2) on the
-    floor y = 0, and a vertical load ``load`` at ``at`` along the rod."""
-    x, y, th = me.dynamicsymbols('x y theta')
-    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
-    m, L = ROD_MASS, ROD_LENGTH
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    Gc = O.locatenew('G', x * N.x + y * N.y)
-    Gc.set_vel(N, vx * N.x + vy * N.y)
-    ends = []
-    for name, sign in (('A', -1), ('B', 1)):
-        end = Gc.locatenew(name, sign * L / 2 * B.x)
-        end.v2pt_theory(Gc, N, B)
-        ends.append(Impact(end, O, N.y, N, restitution=e,
-                           friction_coefficient=mu, name=name))
-    Q = Gc.locatenew('Q', at * B.x)
-    Q.v2pt_theory(Gc, N, B)
-    body = me.RigidBody('rod', Gc, B, m,
-                        (me.inertia(B, 0, 0, m * L ** 2 / 12), Gc))
-    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy,
-                                  th.diff() - w])
-    kane.kanes_equations([body], [(Gc, -m * G * N.y), (Q, -load * N.y)])
-    return kane, ends, (x, y, th, vx, vy, w)
-
-
 @pytest.mark.parametrize('mu', [0.0, 0.5])
 def test_rod_resting_on_two_contacts_carries_the_statics(mu):
     """A horizontal rod at rest on both ends with a load F at s from the
@@ -199,7 +166,7 @@ def test_rod_resting_on_two_contacts_carries_the_statics(mu):
     lambda_A (moments about the ends); without friction or with it, no
     motion."""
     F, s = 3.0, 0.4
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.5, mu, F, s)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.5, mu, F, s)
     res = simulate(kane, (0, 1), {x: 0.0, y: 0.0, th: 0.0, vx: 0.0,
                                   vy: 0.0, w: 0.0}, {}, impacts=ends)
     assert res.success and not res.impacts
@@ -215,7 +182,7 @@ def test_rod_resting_on_two_contacts_carries_the_statics(mu):
 def test_rod_falling_flat_plastically_comes_to_rest_on_both_ends():
     """Dropped flat from 0.3 with e = 0: both ends strike at once, the rod
     stops, and both contacts close carrying m g / 2 each."""
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0)
     res = simulate(kane, (0, 1), {x: 0.0, y: 0.3, th: 0.0, vx: 0.0,
                                   vy: 0.0, w: 0.0}, {}, impacts=ends)
     assert res.success and len(res.impacts) == 2
@@ -238,7 +205,7 @@ def test_rod_pivots_on_one_end_when_the_other_would_pull():
     F, s = 30.0, 1.0
     m, L = ROD_MASS, ROD_LENGTH
     assert m * G / 2 + F * (L / 2 - s) / L < 0
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, 0.0, F, s)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0, 0.0, F, s)
     res = simulate(kane, (0, 0.05), {x: 0.0, y: 0.0, th: 0.0, vx: 0.0,
                                      vy: 0.0, w: 0.0}, {}, impacts=ends,
                    t_eval=[0.0, 0.001], rtol=1e-10, atol=1e-12)
@@ -381,7 +348,7 @@ def test_rod_sliding_on_one_end_strikes_with_the_other_closed():
     0 throughout) and then carry m g / 2 each."""
     th0 = math.radians(30)
     m, L = ROD_MASS, ROD_LENGTH
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0)
     res = simulate(kane, (0, 1.5), {x: 0.0, y: L / 2 * math.sin(th0),
                                     th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
                    impacts=ends, rtol=1e-10, atol=1e-12)
@@ -417,7 +384,7 @@ def test_painleve_rod_stops_the_run_naming_the_contact():
     SimulationError naming the contact, its start kept."""
     th0, mu = math.radians(45), 2.0
     assert 2.5 - 1.5 * mu < 0
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, mu)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0, mu)
     with pytest.raises(SimulationError, match=r"'A' \(impacts\[0\]\)") as info:
         simulate(kane, (0, 1), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
                                 th: th0, vx: -1.0, vy: 0.0, w: 0.0}, {},
@@ -465,7 +432,6 @@ def test_slider_crank_driven_into_its_stop_rests_there(backend):
     (dx/dq1)| (virtual work, dx/dq1 by central differences of the closed
     form x = r cos q1 + sqrt(l**2 - r**2 sin(q1)**2)), the constraints
     held."""
-    from test_rigid_impacts import slider_crank_with_stop
     model, impact, constants, initial = slider_crank_with_stop(0.0)
     T = 5.0
     res = simulate(model.kane, (0, 0.4), initial, constants,
@@ -499,7 +465,7 @@ def test_rough_rod_rocks_down_onto_both_ends_without_gaining_energy(mu):
     (up to the integrator's error)."""
     th0 = math.radians(30)
     m, L = ROD_MASS, ROD_LENGTH
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, mu)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.3, mu)
     res = simulate(kane, (0, 1.0), {x: 0.0, y: L / 2 * math.sin(th0),
                                     th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
                    impacts=ends, rtol=1e-10, atol=1e-12)
@@ -550,7 +516,7 @@ def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
     monkeypatch.setattr(unilateral, 'CHATTER_TRANSITIONS', 4)
     monkeypatch.setattr(unilateral, 'CHATTER_WINDOW', 1.0)
     th0 = math.radians(30)
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, 0.2)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.3, 0.2)
     with pytest.raises(SimulationError, match='chatter') as info:
         simulate(kane, (0, 1.0), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
                                   th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
@@ -609,7 +575,6 @@ def test_a_closed_phase_evaluates_the_equations_once_per_step(
         expected = c * (4 - t_s) ** 3 / 6         # sticks, then slides
         assert res.q[-1] @ up == pytest.approx(expected, abs=1e-8)
     else:
-        from test_rigid_impacts import slider_crank_with_stop
         model, impact, constants, initial = slider_crank_with_stop(0.0)
         res = simulate(model.kane, (0, 0.4), initial, constants,
                        specified={model.torque: 5.0}, impacts=[impact],
