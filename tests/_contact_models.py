@@ -2,6 +2,7 @@
 (``test_rigid_impacts.py``, ``test_unilateral_contacts.py``), written
 once here and imported by those modules."""
 
+import sympy as sm
 import sympy.physics.mechanics as me
 
 from sympy_loads import Impact
@@ -9,6 +10,31 @@ from sympy_loads.examples import slider_crank
 
 G = 9.81
 ROD_MASS, ROD_LENGTH = 2.0, 1.2
+
+
+def ball(restitution=0.8, radius=0.0, contact=None, table=None, mass=1.0):
+    """A particle (mass ``m``) moving vertically under gravity ``g`` above
+    the floor y = 0, or a table whose height is the expression ``table``
+    of time, struck with the ``restitution`` and ``radius``; ``contact``,
+    a function ``(P, O, N)`` giving a load with ``to_loads()``, adds a
+    compliant contact. Returns ``(kane, impact, (y, v), {m: mass, g:
+    G})``."""
+    y, v = me.dynamicsymbols('y v')
+    m, g = sm.symbols('m g')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    P = O.locatenew('P', y * N.y)
+    P.set_vel(N, v * N.y)
+    loads = [(P, -m * g * N.y)]
+    if contact is not None:
+        loads += contact(P, O, N).to_loads()
+    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
+    kane.kanes_equations([me.Particle('ball', P, m)], loads)
+    plane = O if table is None else O.locatenew('T', table * N.y)
+    impact = Impact(P, plane, N.y, N, restitution=restitution,
+                    radius=radius, name='floor')
+    return kane, impact, (y, v), {m: mass, g: G}
 
 
 def two_ended_rod(e, mu=0.0, load=0.0, at=0.0):

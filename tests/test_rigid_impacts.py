@@ -14,27 +14,8 @@ from sympy_loads import (HuntCrossleyContact, Impact, ImpactRecord,
                          effective_restitution, hysteresis_factor, simulate)
 from sympy_loads.examples import slider_crank
 
-from _contact_models import (G, ROD_LENGTH, ROD_MASS, slider_crank_with_stop,
-                             two_ended_rod)
-
-
-def ball(restitution=0.8, radius=0.0, contact=None):
-    """A particle moving vertically above the floor y = 0."""
-    y, v = me.dynamicsymbols('y v')
-    m, g = sm.symbols('m g')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', y * N.y)
-    P.set_vel(N, v * N.y)
-    loads = [(P, -m * g * N.y)]
-    if contact is not None:
-        loads += contact(P, O, N).to_loads()
-    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
-    kane.kanes_equations([me.Particle('ball', P, m)], loads)
-    impact = Impact(P, O, N.y, N, restitution=restitution, radius=radius,
-                    name='floor')
-    return kane, impact, (y, v), {m: 1.0, g: G}
+from _contact_models import (G, ROD_LENGTH, ROD_MASS, ball,
+                             slider_crank_with_stop, two_ended_rod)
 
 
 def bounces(h, e, n):

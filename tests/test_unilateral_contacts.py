@@ -13,25 +13,8 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import ContactInterval, Impact, SimulationError, simulate
 
-from _contact_models import (G, ROD_LENGTH, ROD_MASS, slider_crank_with_stop,
-                             two_ended_rod)
-
-
-def ball(e=0.8, table=None, mass=1.0):
-    """A particle moving vertically above the floor y = 0 (or a table
-    whose height is the expression ``table`` of time)."""
-    y, v = me.dynamicsymbols('y v')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', y * N.y)
-    P.set_vel(N, v * N.y)
-    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
-    kane.kanes_equations([me.Particle('ball', P, mass)],
-                         [(P, -mass * G * N.y)])
-    plane = O if table is None else O.locatenew('T', table * N.y)
-    impact = Impact(P, plane, N.y, N, restitution=e, name='floor')
-    return kane, impact, (y, v)
+from _contact_models import (G, ROD_LENGTH, ROD_MASS, ball,
+                             slider_crank_with_stop, two_ended_rod)
 
 
 @pytest.mark.parametrize('backend', ['compiled', 'numpy'])
@@ -43,11 +26,12 @@ def test_bouncing_ball_comes_to_rest_and_the_floor_carries_it(backend):
     / (g (1 - e))), and the contact then stays closed with lambda_N = m g
     and the ball at rest on the floor."""
     h, e, m = 1.0, 0.8, 2.0
-    kane, impact, (y, v) = ball(e, mass=m)
+    kane, impact, (y, v), constants = ball(e, mass=m)
     v1 = math.sqrt(2 * G * h)
     zeno = math.sqrt(2 * h / G) * (1 + 2 * e / (1 - e))
-    res = simulate(kane, (0, 10), {y: h, v: 0.0}, {}, impacts=[impact],
-                   backend=backend, t_eval=np.linspace(0, 10, 101),
+    res = simulate(kane, (0, 10), {y: h, v: 0.0}, constants,
+                   impacts=[impact], backend=backend,
+                   t_eval=np.linspace(0, 10, 101),
                    rtol=1e-10, atol=1e-12)
     assert res.success
     interval, = res.contacts
@@ -83,15 +67,17 @@ def test_ball_resting_at_the_start_stays_and_a_plastic_drop_closes():
     lambda_N = m g. A plastic impact (e = 0) at sqrt(2h/g) closes the
     contact at once."""
     for e in (0.0, 0.8, 1.0):
-        kane, impact, (y, v) = ball(e)
-        res = simulate(kane, (0, 1), {y: 0.0, v: 0.0}, {}, impacts=[impact])
+        kane, impact, (y, v), constants = ball(e)
+        res = simulate(kane, (0, 1), {y: 0.0, v: 0.0}, constants,
+                       impacts=[impact])
         assert res.success and not res.impacts
         interval, = res.contacts
         assert (interval.start, interval.end) == (0.0, 1.0)
         assert interval.normal_force == pytest.approx(G, rel=1e-12)
         assert np.abs(res.q[:, 0]).max() < 1e-12
-    kane, impact, (y, v) = ball(0.0)
-    res = simulate(kane, (0, 2), {y: 1.0, v: 0.0}, {}, impacts=[impact])
+    kane, impact, (y, v), constants = ball(0.0)
+    res = simulate(kane, (0, 2), {y: 1.0, v: 0.0}, constants,
+                   impacts=[impact])
     assert res.success and len(res.impacts) == 1
     interval, = res.contacts
     assert interval.start == pytest.approx(math.sqrt(2 / G), rel=1e-9)
@@ -142,8 +128,9 @@ def test_ball_on_a_vibrating_table_locks_and_takes_off_at_arcsin():
     gamma, e = 1.2, 0.3
     A = gamma * G / w ** 2
     t = me.dynamicsymbols._t
-    kane, impact, (y, v) = ball(e, table=A * sm.sin(w * t))
-    res = simulate(kane, (0, 6), {y: 0.0, v: A * w}, {}, impacts=[impact],
+    kane, impact, (y, v), constants = ball(e, table=A * sm.sin(w * t))
+    res = simulate(kane, (0, 6), {y: 0.0, v: A * w}, constants,
+                   impacts=[impact],
                    rtol=1e-11, atol=1e-12)
     assert res.success
     take_offs = [interval.end for interval in res.contacts
