@@ -7,6 +7,7 @@ does not evaluate to its expressions is caught when it is generated and
 replaced by NumPy code with a warning; and simulate() never reports
 success with samples off the constraints."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -213,6 +214,32 @@ def circle_pendulum(mass, gravity, stiffness, radius, force, extra):
     return kane, constants, {F: 0.25}, outputs, initial
 
 
+def _both_back_ends(labels):
+    """The runs of :func:`circle_pendulum` with the parameter names
+    ``labels`` on the compiled and the NumPy back ends."""
+    mass, gravity, stiffness, radius, force, extra = labels
+    runs = []
+    for backend in ('compiled', 'numpy'):
+        kane, constants, specified, outputs, initial = circle_pendulum(
+            mass, gravity, stiffness, radius, force, extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', RuntimeWarning)
+            result = simulate(kane, (0.0, 1.0), initial, constants,
+                              specified=specified, outputs=outputs,
+                              t_eval=np.linspace(0, 1, 11),
+                              backend=backend, **RUN)
+        assert result.success and result.backend == backend
+        runs.append(result)
+    return runs
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_runs():
+    """:func:`_both_back_ends` with the plain names, run once for all the
+    drawn examples (they are the same every time)."""
+    return _both_back_ends(['m', 'g', 'k', 'r', 'F', 'c'])
+
+
 @needs_compiled
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
@@ -221,20 +248,7 @@ def test_any_names_give_the_same_results_on_both_back_ends(chosen):
     """Constants, a specified input and an output constant under drawn
     names: the compiled and NumPy back ends agree, and with the reference
     names too."""
-    runs = []
-    for labels in (chosen, ['m', 'g', 'k', 'r', 'F', 'c']):
-        mass, gravity, stiffness, radius, force, extra = labels
-        for backend in ('compiled', 'numpy'):
-            kane, constants, specified, outputs, initial = circle_pendulum(
-                mass, gravity, stiffness, radius, force, extra)
-            with warnings.catch_warnings():
-                warnings.simplefilter('error', RuntimeWarning)
-                result = simulate(kane, (0.0, 1.0), initial, constants,
-                                  specified=specified, outputs=outputs,
-                                  t_eval=np.linspace(0, 1, 11),
-                                  backend=backend, **RUN)
-            assert result.success and result.backend == backend
-            runs.append(result)
+    runs = _both_back_ends(chosen) + _reference_runs()
     reference = runs[-1]
     for result in runs[:-1]:
         np.testing.assert_allclose(result.q, reference.q, rtol=0,
