@@ -7,6 +7,7 @@ does not evaluate to its expressions is caught when it is generated and
 replaced by NumPy code with a warning; and simulate() never reports
 success with samples off the constraints."""
 
+import functools
 import warnings
 
 import numpy as np
@@ -213,6 +214,32 @@ def circle_pendulum(mass, gravity, stiffness, radius, force, extra):
     return kane, constants, {F: 0.25}, outputs, initial
 
 
+def _both_back_ends(labels):
+    """The runs of :func:`circle_pendulum` with the parameter names
+    ``labels`` on the compiled and the NumPy back ends."""
+    mass, gravity, stiffness, radius, force, extra = labels
+    runs = []
+    for backend in ('compiled', 'numpy'):
+        kane, constants, specified, outputs, initial = circle_pendulum(
+            mass, gravity, stiffness, radius, force, extra)
+        with warnings.catch_warnings():
+            warnings.simplefilter('error', RuntimeWarning)
+            result = simulate(kane, (0.0, 1.0), initial, constants,
+                              specified=specified, outputs=outputs,
+                              t_eval=np.linspace(0, 1, 11),
+                              backend=backend, **RUN)
+        assert result.success and result.backend == backend
+        runs.append(result)
+    return runs
+
+
+@functools.lru_cache(maxsize=None)
+def _reference_runs():
+    """:func:`_both_back_ends` with the plain names, run once for all the
+    drawn examples (they are the same every time)."""
+    return _both_back_ends(['m', 'g', 'k', 'r', 'F', 'c'])
+
+
 @needs_compiled
 @settings(max_examples=12, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
@@ -221,20 +248,7 @@ def test_any_names_give_the_same_results_on_both_back_ends(chosen):
     """Constants, a specified input and an output constant under drawn
     names: the compiled and NumPy back ends agree, and with the reference
     names too."""
-    runs = []
-    for labels in (chosen, ['m', 'g', 'k', 'r', 'F', 'c']):
-        mass, gravity, stiffness, radius, force, extra = labels
-        for backend in ('compiled', 'numpy'):
-            kane, constants, specified, outputs, initial = circle_pendulum(
-                mass, gravity, stiffness, radius, force, extra)
-            with warnings.catch_warnings():
-                warnings.simplefilter('error', RuntimeWarning)
-                result = simulate(kane, (0.0, 1.0), initial, constants,
-                                  specified=specified, outputs=outputs,
-                                  t_eval=np.linspace(0, 1, 11),
-                                  backend=backend, **RUN)
-            assert result.success and result.backend == backend
-            runs.append(result)
+    runs = _both_back_ends(chosen) + _reference_runs()
     reference = runs[-1]
     for result in runs[:-1]:
         np.testing.assert_allclose(result.q, reference.q, rtol=0,
@@ -414,3 +428,27 @@ def test_nonfinite_equations_say_round_off(line_particle, backend):
     with pytest.raises(SimulationError, match='negative: the base of'):
         simulate(s.kane, (0, 0.1), {s.x: 0.2, s.v: 0.0}, {w: w_value},
                  backend=backend)
+
+
+@needs_compiled
+def test_explain_nonfinite_walks_a_shared_graph_once():
+    """x_{k+1} = x_k**2 + 1/x_k for 60 levels shares x_k twice per level,
+    as the assembled equations of an unformed System share their
+    subexpressions: walked path by path (SymEngine's ``atoms``) it has
+    2**60 paths (about 60 s already at 24 levels); walked once per
+    distinct node it is small. explain_nonfinite of x_60 + sqrt(y) at
+    y = -1 names the negative base of sqrt(y), and nothing for the
+    integer powers of the chain, whose values overflow there."""
+    import symengine as se
+    from sympy_loads._numeric.codegen import generate
+    x, y = se.symbols('x y')
+    chain = x
+    for _ in range(60):
+        chain = chain * chain + 1 / chain
+    f = generate([x, y], [chain + se.sqrt(y), chain], 'llvm', 'f')
+    with np.errstate(all='ignore'):
+        assert not np.isfinite(f([2.0, -1.0])).any()
+    causes = f.explain_nonfinite([2.0, -1.0], [0, 1], names={'y': 'w(t)'})
+    assert [c[0] for c in causes] == ['negative']
+    assert 'sqrt(w(t))' in causes[0][1] and '(-1)' in causes[0][1]
+    assert f.explain_nonfinite([2.0, 4.0], [0, 1]) == []

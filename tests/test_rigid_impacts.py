@@ -14,26 +14,8 @@ from sympy_loads import (HuntCrossleyContact, Impact, ImpactRecord,
                          effective_restitution, hysteresis_factor, simulate)
 from sympy_loads.examples import slider_crank
 
-G = 9.81
-
-
-def ball(restitution=0.8, radius=0.0, contact=None):
-    """A particle moving vertically above the floor y = 0."""
-    y, v = me.dynamicsymbols('y v')
-    m, g = sm.symbols('m g')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', y * N.y)
-    P.set_vel(N, v * N.y)
-    loads = [(P, -m * g * N.y)]
-    if contact is not None:
-        loads += contact(P, O, N).to_loads()
-    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
-    kane.kanes_equations([me.Particle('ball', P, m)], loads)
-    impact = Impact(P, O, N.y, N, restitution=restitution, radius=radius,
-                    name='floor')
-    return kane, impact, (y, v), {m: 1.0, g: G}
+from _contact_models import (G, ROD_LENGTH, ROD_MASS, ball,
+                             slider_crank_with_stop, two_ended_rod)
 
 
 def bounces(h, e, n):
@@ -213,44 +195,13 @@ def test_plastic_impact_that_separates_continues(line_particle):
                                         abs=1e-8)
 
 
-ROD_MASS, ROD_LENGTH = 2.0, 1.2
-
-
-def falling_rod(e):
-    """A uniform planar rod (centre x, y, angle theta) under gravity with
-    an impact of each end, A (at -L/2 along the rod) and B, on the floor
-    y = 0."""
-    x, y, th = me.dynamicsymbols('x y theta')
-    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
-    m, L = ROD_MASS, ROD_LENGTH
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    Gc = O.locatenew('G', x * N.x + y * N.y)
-    Gc.set_vel(N, vx * N.x + vy * N.y)
-    ends = []
-    for name, sign in (('A', -1), ('B', 1)):
-        end = Gc.locatenew(name, sign * L / 2 * B.x)
-        end.v2pt_theory(Gc, N, B)
-        ends.append(Impact(end, O, N.y, N, restitution=e, name=name))
-    rod = me.RigidBody('rod', Gc, B, m,
-                       (me.inertia(B, 0, 0, m * L ** 2 / 12), Gc))
-    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy,
-                                  th.diff() - w])
-    kane.kanes_equations([rod], [(Gc, -m * G * N.y)])
-    return kane, ends, (x, y, th, vx, vy, w)
-
-
 def test_tilted_rod_closed_form():
     """A uniform rod falling tilted strikes a frictionless floor with its
     end A: centre velocity and angular velocity after the impact from the
     closed-form impulse."""
     e, m, L = 0.6, ROD_MASS, ROD_LENGTH
     inertia = m * L ** 2 / 12
-    kane, (floor, _), (x, y, th, vx, vy, w) = falling_rod(e)
+    kane, (floor, _), (x, y, th, vx, vy, w) = two_ended_rod(e)
     res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.5, vx: 0.3,
                                     vy: 0.0, w: 0.7}, {},
                    impacts=[floor], rtol=1e-11, atol=1e-12)
@@ -275,7 +226,7 @@ def test_rod_falling_flat_strikes_with_both_ends_at_once(e):
     """Both ends reach the floor together: struck at once, the rod
     rebounds without rotating, v+ = -e v- (one impulse after the other
     would set it spinning for e < 1)."""
-    kane, ends, (x, y, th, vx, vy, w) = falling_rod(e)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(e)
     res = simulate(kane, (0, 0.5), {x: 0.0, y: 1.0, th: 0.0, vx: 0.0,
                                     vy: 0.0, w: 0.0}, {}, impacts=ends)
     first, second = res.impacts
@@ -351,19 +302,6 @@ def test_prescribed_moving_wall():
     assert hit.time == pytest.approx(0.5, rel=1e-12)
     # relative speed 2 -> -1: the ball leaves at 1 - 0.5*2 = 0 m/s
     assert hit.u_after[0] == pytest.approx(0.0, abs=1e-12)
-
-
-def slider_crank_with_stop(e):
-    model = slider_crank.build_model()
-    O, _, S = model.points
-    N = model.frame
-    stop = O.locatenew('stop', 0.37 * N.x)
-    impact = Impact(S, stop, -N.x, N, restitution=e, name='stop')
-    q1, q2, q3 = model.q
-    u1 = model.u[0]
-    constants = slider_crank.constants_of(model, k=0.0, c=0.0, cb=0.0)
-    return model, impact, constants, {q1: 2.0, q2: 0.0, q3: 0.25,
-                                      u1: -8.0}
 
 
 @pytest.mark.parametrize('e', [1.0, 0.7, 0.0])
@@ -632,7 +570,7 @@ def test_rod_end_dipping_inside_a_step_is_struck(e, theta, omega, height,
     carry the other end below the floor and back (and down again). Neither
     end is ever below the floor at dense samples, and the energy never
     grows."""
-    kane, ends, (x, y, th, vx, vy, w) = falling_rod(e)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(e)
     start = {x: 0.0, y: height, th: theta, vx: 0.3, vy: 0.0, w: omega}
     res = simulate(kane, (0, 1.5), start, {}, impacts=ends, method=method,
                    backend=backend, t_eval=np.linspace(0, 1.5, 3001))

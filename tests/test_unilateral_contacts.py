@@ -13,24 +13,8 @@ import sympy.physics.mechanics as me
 
 from sympy_loads import ContactInterval, Impact, SimulationError, simulate
 
-G = 9.81
-
-
-def ball(e=0.8, table=None, mass=1.0):
-    """A particle moving vertically above the floor y = 0 (or a table
-    whose height is the expression ``table`` of time)."""
-    y, v = me.dynamicsymbols('y v')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', y * N.y)
-    P.set_vel(N, v * N.y)
-    kane = me.KanesMethod(N, [y], [v], kd_eqs=[y.diff() - v])
-    kane.kanes_equations([me.Particle('ball', P, mass)],
-                         [(P, -mass * G * N.y)])
-    plane = O if table is None else O.locatenew('T', table * N.y)
-    impact = Impact(P, plane, N.y, N, restitution=e, name='floor')
-    return kane, impact, (y, v)
+from _contact_models import (G, ROD_LENGTH, ROD_MASS, ball,
+                             slider_crank_with_stop, two_ended_rod)
 
 
 @pytest.mark.parametrize('backend', ['compiled', 'numpy'])
@@ -42,11 +26,12 @@ def test_bouncing_ball_comes_to_rest_and_the_floor_carries_it(backend):
     / (g (1 - e))), and the contact then stays closed with lambda_N = m g
     and the ball at rest on the floor."""
     h, e, m = 1.0, 0.8, 2.0
-    kane, impact, (y, v) = ball(e, mass=m)
+    kane, impact, (y, v), constants = ball(e, mass=m)
     v1 = math.sqrt(2 * G * h)
     zeno = math.sqrt(2 * h / G) * (1 + 2 * e / (1 - e))
-    res = simulate(kane, (0, 10), {y: h, v: 0.0}, {}, impacts=[impact],
-                   backend=backend, t_eval=np.linspace(0, 10, 101),
+    res = simulate(kane, (0, 10), {y: h, v: 0.0}, constants,
+                   impacts=[impact], backend=backend,
+                   t_eval=np.linspace(0, 10, 101),
                    rtol=1e-10, atol=1e-12)
     assert res.success
     interval, = res.contacts
@@ -82,15 +67,17 @@ def test_ball_resting_at_the_start_stays_and_a_plastic_drop_closes():
     lambda_N = m g. A plastic impact (e = 0) at sqrt(2h/g) closes the
     contact at once."""
     for e in (0.0, 0.8, 1.0):
-        kane, impact, (y, v) = ball(e)
-        res = simulate(kane, (0, 1), {y: 0.0, v: 0.0}, {}, impacts=[impact])
+        kane, impact, (y, v), constants = ball(e)
+        res = simulate(kane, (0, 1), {y: 0.0, v: 0.0}, constants,
+                       impacts=[impact])
         assert res.success and not res.impacts
         interval, = res.contacts
         assert (interval.start, interval.end) == (0.0, 1.0)
         assert interval.normal_force == pytest.approx(G, rel=1e-12)
         assert np.abs(res.q[:, 0]).max() < 1e-12
-    kane, impact, (y, v) = ball(0.0)
-    res = simulate(kane, (0, 2), {y: 1.0, v: 0.0}, {}, impacts=[impact])
+    kane, impact, (y, v), constants = ball(0.0)
+    res = simulate(kane, (0, 2), {y: 1.0, v: 0.0}, constants,
+                   impacts=[impact])
     assert res.success and len(res.impacts) == 1
     interval, = res.contacts
     assert interval.start == pytest.approx(math.sqrt(2 / G), rel=1e-9)
@@ -141,8 +128,9 @@ def test_ball_on_a_vibrating_table_locks_and_takes_off_at_arcsin():
     gamma, e = 1.2, 0.3
     A = gamma * G / w ** 2
     t = me.dynamicsymbols._t
-    kane, impact, (y, v) = ball(e, table=A * sm.sin(w * t))
-    res = simulate(kane, (0, 6), {y: 0.0, v: A * w}, {}, impacts=[impact],
+    kane, impact, (y, v), constants = ball(e, table=A * sm.sin(w * t))
+    res = simulate(kane, (0, 6), {y: 0.0, v: A * w}, constants,
+                   impacts=[impact],
                    rtol=1e-11, atol=1e-12)
     assert res.success
     take_offs = [interval.end for interval in res.contacts
@@ -158,40 +146,6 @@ def test_ball_on_a_vibrating_table_locks_and_takes_off_at_arcsin():
             G + table_acceleration, abs=1e-7)
 
 
-ROD_MASS, ROD_LENGTH = 2.0, 1.2
-
-
-def rod(e, mu=0.0, load=0.0, at=0.0):
-    """A uniform planar rod (centre x, y, angle theta) under gravity with
-    a contact at each end (A at -L/2 along the rod, B at +L/2) on the
-    floor y = 0, and a vertical load ``load`` at ``at`` along the rod."""
-    x, y, th = me.dynamicsymbols('x y theta')
-    vx, vy, w = me.dynamicsymbols('v_x v_y omega')
-    m, L = ROD_MASS, ROD_LENGTH
-    N = me.ReferenceFrame('N')
-    B = N.orientnew('B', 'Axis', (th, N.z))
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    Gc = O.locatenew('G', x * N.x + y * N.y)
-    Gc.set_vel(N, vx * N.x + vy * N.y)
-    ends = []
-    for name, sign in (('A', -1), ('B', 1)):
-        end = Gc.locatenew(name, sign * L / 2 * B.x)
-        end.v2pt_theory(Gc, N, B)
-        ends.append(Impact(end, O, N.y, N, restitution=e,
-                           friction_coefficient=mu, name=name))
-    Q = Gc.locatenew('Q', at * B.x)
-    Q.v2pt_theory(Gc, N, B)
-    body = me.RigidBody('rod', Gc, B, m,
-                        (me.inertia(B, 0, 0, m * L ** 2 / 12), Gc))
-    kane = me.KanesMethod(N, [x, y, th], [vx, vy, w],
-                          kd_eqs=[x.diff() - vx, y.diff() - vy,
-                                  th.diff() - w])
-    kane.kanes_equations([body], [(Gc, -m * G * N.y), (Q, -load * N.y)])
-    return kane, ends, (x, y, th, vx, vy, w)
-
-
 @pytest.mark.parametrize('mu', [0.0, 0.5])
 def test_rod_resting_on_two_contacts_carries_the_statics(mu):
     """A horizontal rod at rest on both ends with a load F at s from the
@@ -199,7 +153,7 @@ def test_rod_resting_on_two_contacts_carries_the_statics(mu):
     lambda_A (moments about the ends); without friction or with it, no
     motion."""
     F, s = 3.0, 0.4
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.5, mu, F, s)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.5, mu, F, s)
     res = simulate(kane, (0, 1), {x: 0.0, y: 0.0, th: 0.0, vx: 0.0,
                                   vy: 0.0, w: 0.0}, {}, impacts=ends)
     assert res.success and not res.impacts
@@ -215,7 +169,7 @@ def test_rod_resting_on_two_contacts_carries_the_statics(mu):
 def test_rod_falling_flat_plastically_comes_to_rest_on_both_ends():
     """Dropped flat from 0.3 with e = 0: both ends strike at once, the rod
     stops, and both contacts close carrying m g / 2 each."""
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0)
     res = simulate(kane, (0, 1), {x: 0.0, y: 0.3, th: 0.0, vx: 0.0,
                                   vy: 0.0, w: 0.0}, {}, impacts=ends)
     assert res.success and len(res.impacts) == 2
@@ -238,7 +192,7 @@ def test_rod_pivots_on_one_end_when_the_other_would_pull():
     F, s = 30.0, 1.0
     m, L = ROD_MASS, ROD_LENGTH
     assert m * G / 2 + F * (L / 2 - s) / L < 0
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, 0.0, F, s)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0, 0.0, F, s)
     res = simulate(kane, (0, 0.05), {x: 0.0, y: 0.0, th: 0.0, vx: 0.0,
                                      vy: 0.0, w: 0.0}, {}, impacts=ends,
                    t_eval=[0.0, 0.001], rtol=1e-10, atol=1e-12)
@@ -381,7 +335,7 @@ def test_rod_sliding_on_one_end_strikes_with_the_other_closed():
     0 throughout) and then carry m g / 2 each."""
     th0 = math.radians(30)
     m, L = ROD_MASS, ROD_LENGTH
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0)
     res = simulate(kane, (0, 1.5), {x: 0.0, y: L / 2 * math.sin(th0),
                                     th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
                    impacts=ends, rtol=1e-10, atol=1e-12)
@@ -417,7 +371,7 @@ def test_painleve_rod_stops_the_run_naming_the_contact():
     SimulationError naming the contact, its start kept."""
     th0, mu = math.radians(45), 2.0
     assert 2.5 - 1.5 * mu < 0
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.0, mu)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.0, mu)
     with pytest.raises(SimulationError, match=r"'A' \(impacts\[0\]\)") as info:
         simulate(kane, (0, 1), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
                                 th: th0, vx: -1.0, vy: 0.0, w: 0.0}, {},
@@ -465,7 +419,6 @@ def test_slider_crank_driven_into_its_stop_rests_there(backend):
     (dx/dq1)| (virtual work, dx/dq1 by central differences of the closed
     form x = r cos q1 + sqrt(l**2 - r**2 sin(q1)**2)), the constraints
     held."""
-    from test_rigid_impacts import slider_crank_with_stop
     model, impact, constants, initial = slider_crank_with_stop(0.0)
     T = 5.0
     res = simulate(model.kane, (0, 0.4), initial, constants,
@@ -499,7 +452,7 @@ def test_rough_rod_rocks_down_onto_both_ends_without_gaining_energy(mu):
     (up to the integrator's error)."""
     th0 = math.radians(30)
     m, L = ROD_MASS, ROD_LENGTH
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, mu)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.3, mu)
     res = simulate(kane, (0, 1.0), {x: 0.0, y: L / 2 * math.sin(th0),
                                     th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
                    impacts=ends, rtol=1e-10, atol=1e-12)
@@ -550,7 +503,7 @@ def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
     monkeypatch.setattr(unilateral, 'CHATTER_TRANSITIONS', 4)
     monkeypatch.setattr(unilateral, 'CHATTER_WINDOW', 1.0)
     th0 = math.radians(30)
-    kane, ends, (x, y, th, vx, vy, w) = rod(0.3, 0.2)
+    kane, ends, (x, y, th, vx, vy, w) = two_ended_rod(0.3, 0.2)
     with pytest.raises(SimulationError, match='chatter') as info:
         simulate(kane, (0, 1.0), {x: 0.0, y: ROD_LENGTH / 2 * math.sin(th0),
                                   th: th0, vx: 0.0, vy: 0.0, w: 0.0}, {},
@@ -559,3 +512,60 @@ def test_chattering_modes_stop_the_run_with_its_samples(monkeypatch):
     assert error.keeps_run and 0 < error.time < 1.0
     assert error.result.t[-1] == pytest.approx(error.time)
     assert error.result.contacts[0].name == 'A'
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+@pytest.mark.parametrize('case', ['incline', 'slider-crank'])
+def test_a_closed_phase_evaluates_the_equations_once_per_step(
+        case, backend, monkeypatch):
+    """Each right-hand side of a phase with closed contacts needs the
+    free accelerations M^-1 F and the response M^-1 W^T of the contact
+    forces: one evaluation of the generated equations of motion gives M
+    and F (counted: calls of the ``eom`` function, from Python or, for
+    the compiled back end, through the compiled derivative kernel), for
+    a contact with friction that sticks and slides (the block pushed up
+    the incline) and for a closed loop's dependent speeds (the slider-
+    crank resting on its stop)."""
+    from sympy_loads._numeric.codegen import GeneratedFunction
+    from sympy_loads._simulation import problem, unilateral
+    calls = []
+    call = GeneratedFunction.__call__
+    compiled = problem.Problem._compiled_derivatives
+
+    def counted(self, x):
+        calls.extend([self.name] if self.name == 'eom' else [])
+        return call(self, x)
+
+    def counted_compiled(self, x):
+        calls.append('eom')
+        return compiled(self, x)
+    per_step = []
+    rhs = unilateral.LastingContacts.rhs
+
+    def counted_rhs(self, t, y):
+        before = len(calls)
+        ydot = rhs(self, t, y)
+        per_step.append(len(calls) - before)
+        return ydot
+    monkeypatch.setattr(GeneratedFunction, '__call__', counted)
+    monkeypatch.setattr(problem.Problem, '_compiled_derivatives',
+                        counted_compiled)
+    monkeypatch.setattr(unilateral.LastingContacts, 'rhs', counted_rhs)
+    if case == 'incline':
+        alpha, mu, c = math.radians(20), 0.5, 2.0
+        kane, impact, (x, y, vx, vy), up, _ = incline(
+            alpha, mu, c * me.dynamicsymbols._t)
+        res = simulate(kane, (0, 4), {x: 0.0, y: 0.0, vx: 0.0, vy: 0.0},
+                       {}, impacts=[impact], backend=backend, rtol=1e-10,
+                       atol=1e-12)
+        t_s = G * (math.sin(alpha) + mu * math.cos(alpha)) / c
+        expected = c * (4 - t_s) ** 3 / 6         # sticks, then slides
+        assert res.q[-1] @ up == pytest.approx(expected, abs=1e-8)
+    else:
+        model, impact, constants, initial = slider_crank_with_stop(0.0)
+        res = simulate(model.kane, (0, 0.4), initial, constants,
+                       specified={model.torque: 5.0}, impacts=[impact],
+                       backend=backend)
+        assert res.contacts[0].end == 0.4
+    assert res.success and len(per_step) > 10
+    assert set(per_step) <= {0, 1} and 1 in per_step

@@ -297,19 +297,16 @@ class GeneratedFunction:
         values = dict(zip(inputs, [number(float(v)) for v in x]))
         shown = {v: module.Symbol(names[str(v)]) for v in inputs
                  if names and str(v) in names}
-        found, seen = [], set()
-        for i in indices:
-            expr = outputs[i]
-            if not hasattr(expr, 'atoms'):
-                continue
-            for power in expr.atoms(module.Pow):
-                if power in seen:
-                    continue
-                seen.add(power)
+        # each distinct subexpression once (``atoms()`` walks every path
+        # of a shared graph: exponential in its depth)
+        roots = [outputs[i] for i in indices if hasattr(outputs[i], 'args')]
+        found = []
+        for power in _shared_nodes(roots):
+            if isinstance(power, module.Pow):
                 cause = _fractional_power_cause(power, values, shown)
                 if cause is not None:
                     found.append(cause)
-        return sorted(found, key=lambda c: c[0] != 'round-off')
+        return sorted(found, key=lambda c: (c[0] != 'round-off', c[1]))
 
     def __call__(self, x):
         """Evaluate at ``x`` (shape ``(n_in,)``, or ``(m, n_in)`` for a
@@ -437,8 +434,8 @@ def portable(exprs, backend):
 
 
 def _shared_nodes(exprs):
-    """Every distinct subexpression of the SymEngine ``exprs``, each
-    visited once: expressions that share subexpressions (the assembled
+    """Every distinct subexpression of the SymEngine (or SymPy) ``exprs``,
+    each visited once: expressions that share subexpressions (the assembled
     equations of :mod:`sympy_loads._assembly`, a directed acyclic graph)
     would take SymEngine's ``atoms()`` a time exponential in their depth,
     as it walks each path."""

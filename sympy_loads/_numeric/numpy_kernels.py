@@ -233,11 +233,15 @@ def dependent_speeds(vel, u, nu, m, uind, udep):
     return u
 
 
-def derivatives(e, vel, nq, nu, m, identity, uind, udep):
+def derivatives(e, vel, nq, nu, m, identity, uind, udep, columns=None):
     """``(q', u')`` from the ``eom`` output ``e`` (and ``vel`` when there
     are dependent speeds): the elimination of :func:`.rhs.derivatives`
-    with ``numpy.linalg``. Raises ``numpy.linalg.LinAlgError`` for a
-    singular kinematic, mass or constraint matrix."""
+    with ``numpy.linalg``. With ``columns`` (nu x r: generalized forces
+    or impulses) also the change of all speeds per unit of each, ``A = C
+    (C^T M C)^-1 C^T columns`` (``M^-1 columns`` without dependent
+    speeds), solved with the same factorisation: ``(q', u', A)``. Raises
+    ``numpy.linalg.LinAlgError`` for a singular kinematic, mass or
+    constraint matrix."""
     f_kin, mass, forcing, g0, end = eom_blocks(nq, nu, m, identity)
     if identity:
         qdot = e[:nq].copy()
@@ -246,7 +250,10 @@ def derivatives(e, vel, nq, nu, m, identity, uind, udep):
     M = e[mass:forcing].reshape(nu, nu)
     F = e[forcing:g0]
     if m == 0:
-        return qdot, np.linalg.solve(M, F)
+        if columns is None:
+            return qdot, np.linalg.solve(M, F)
+        both = np.linalg.solve(M, np.column_stack([F, columns]))
+        return qdot, both[:, 0], both[:, 1:]
     g = e[g0:end]
     K = vel[:m * nu].reshape(m, nu)
     Kd = K[:, udep]
@@ -257,5 +264,10 @@ def derivatives(e, vel, nq, nu, m, identity, uind, udep):
     C[udep] = Z
     shift = np.zeros(nu)
     shift[udep] = d
-    udot_i = np.linalg.solve(C.T @ M @ C, C.T @ (F - M @ shift))
-    return qdot, C @ udot_i + shift
+    free = C.T @ (F - M @ shift)
+    if columns is None:
+        udot_i = np.linalg.solve(C.T @ M @ C, free)
+        return qdot, C @ udot_i + shift
+    both = np.linalg.solve(C.T @ M @ C,
+                           np.column_stack([free, C.T @ columns]))
+    return qdot, C @ both[:, 0] + shift, C @ both[:, 1:]

@@ -487,6 +487,24 @@ class ImpactEngine:
                 time=t, q=q, u=u, keeps_run=True) from None
         return A, law @ A
 
+    def free_response(self, t, q, u, state, rows):
+        """``(q', u'_free, A, G)`` at the consistent state ``(t, q, u)``:
+        the derivatives without contact forces
+        (:meth:`.problem.Problem.derivatives`) and :meth:`response`,
+        from one evaluation of the equations of motion and one
+        factorisation of the mass matrix where there is no joint
+        friction (whose relaxation evaluates them several times; a closed
+        contact refuses it, see :mod:`.unilateral`)."""
+        problem = self.problem
+        if problem.n_friction:
+            qdot, udot, _ = problem.derivatives(t, q, u)
+            return (qdot, udot) + self.response(t, q, u, state, rows)
+        impulse = state.impulse.reshape(-1, self.nu)[rows]
+        qdot, udot, A = problem.derivatives_and_response(t, q, u,
+                                                         impulse.T)
+        law = state.law.reshape(-1, self.nu)[rows]
+        return qdot, udot, A, law @ A
+
     def frictional_jump(self, t, q, u, group, e=None):
         """``(u+, P, tangential)`` of the contacts ``group`` struck at once
         with Coulomb friction (:func:`.contact_problems.solve_impact`:

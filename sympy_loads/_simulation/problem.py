@@ -767,6 +767,24 @@ class Problem:
             out = self._compiled_derivatives(x)
             if out is not None and np.all(np.isfinite(out)):
                 return out[:self.nq], out[self.nq:]
+        return self._eliminate(t, q, u, x)
+
+    def derivatives_and_response(self, t, q, u, columns):
+        """``(q', u', A)`` at a consistent state of a model without joint
+        friction: the derivatives of :meth:`derivatives` and the change
+        of all speeds per unit of the generalized forces ``columns`` (nu x
+        r), ``A = C (C^T M C)^-1 C^T columns`` (``C`` with ``u = C u_i``
+        on the velocity constraints), from one evaluation of the
+        equations and one factorisation (the closed contacts of
+        :mod:`.unilateral` need both at every step)."""
+        x = self.input_vector(t, q, u, self.specified(t, q, u))
+        return self._eliminate(t, q, u, x, columns)
+
+    def _eliminate(self, t, q, u, x, columns=None):
+        """:meth:`solve_eom`'s NumPy path at the input ``x``
+        (:func:`._numeric.numpy_kernels.derivatives`), with the response
+        to ``columns`` where they are given; a :class:`SimulationError`
+        saying what is not finite or singular."""
         nm = self.nm
         with np.errstate(all='ignore'):     # non-finite values are reported
             e = nm.functions['eom'](x)
@@ -781,18 +799,18 @@ class Problem:
                 f'({self._nonfinite_cause(x, e)}).', time=t, q=q, u=u)
         try:
             with np.errstate(all='ignore'):
-                qdot, udot = numpy_kernels.derivatives(
+                out = numpy_kernels.derivatives(
                     e, vel, self.nq, self.nu, len(nm.u_dep_idx),
-                    nm.kinematics_is_identity, nm.u_ind_idx, nm.u_dep_idx)
+                    nm.kinematics_is_identity, nm.u_ind_idx, nm.u_dep_idx,
+                    columns)
         except np.linalg.LinAlgError:
-            qdot = udot = None
-        if qdot is None or not (np.isfinite(qdot).all()
-                                and np.isfinite(udot).all()):
+            out = None
+        if out is None or not all(np.isfinite(a).all() for a in out):
             raise SimulationError(
                 f'the mass matrix is singular at t = {float(t):.10g} '
                 f'({format_state(nm.q, q)}; {format_state(nm.u, u)}).',
                 time=t, q=q, u=u)
-        return qdot, udot
+        return out
 
     def _nonfinite_cause(self, x, e):
         """Why the equations ``e`` are not finite at the input ``x``, as

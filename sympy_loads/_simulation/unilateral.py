@@ -14,7 +14,8 @@ solves that mode's linear equations (closed normal rows :math:`a_N = 0`,
 sticking tangent rows :math:`a_T = 0`, sliding rows :math:`\\lambda_T =
 -\\mu \\lambda_N d`) with the accessor's data
 (:meth:`.impacts.ImpactEngine.contact_state`,
-:meth:`~.impacts.ImpactEngine.mass_basis`):
+:meth:`~.impacts.ImpactEngine.free_response`, one evaluation of the
+equations and one factorisation for both ``u'_free`` and ``A``):
 
     u' = u'_free + A lam,   A = C (C^T M C)^-1 C^T W^T,
     a  = R u'_free + bias + G lam,   G = R A,
@@ -163,13 +164,13 @@ class LastingContacts:
         ``modes`` (default: the current ones) closed; ``lam`` (k, 3): each
         contact's normal and tangential forces."""
         modes = self.modes if modes is None else modes
-        qdot, udot, _ = self.problem.derivatives(t, q, u)
         state = self.engine.contact_state(t, q, u)
         lam = np.zeros((self.k, 3))
         if not modes:
+            qdot, udot, _ = self.problem.derivatives(t, q, u)
             return qdot, udot, state, lam
         contacts, rows, layout, S, equations = self._structure(modes, state)
-        A, G = self.delassus(t, q, u, state, rows)
+        qdot, udot, A, G = self.engine.free_response(t, q, u, state, rows)
         a_free = (state.law.reshape(-1, self.nu)[rows] @ udot
                   + state.bias.reshape(-1)[rows])
         K = (G @ S)[equations]
@@ -550,9 +551,8 @@ class LastingContacts:
             elif kind == 'saturate' and j == index:
                 lam = self._last_lam(t, q, u)[j, 1:][tangents]
                 sliding[n] = -lam / np.linalg.norm(lam)
-        _, udot, _ = self.problem.derivatives(t, q, u)
         rows, layout = self.layout(resting, state)
-        _, G = self.delassus(t, q, u, state, rows)
+        _, udot, _, G = self.engine.free_response(t, q, u, state, rows)
         a_free = (state.law.reshape(-1, self.nu)[rows] @ udot
                   + state.bias.reshape(-1)[rows])
         try:
