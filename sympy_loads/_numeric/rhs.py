@@ -53,6 +53,7 @@ another than the model's and change it during a run
 """
 
 import numpy as np
+from numba import types
 
 from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
                PARTITION_DUE, PIVOT_HANDOVER, VELOCITY_SINGULAR)
@@ -66,6 +67,14 @@ __all__ = []
 # the layout of the equations-of-motion vector, compiled from its one
 # definition (sympy_loads._numeric.eom_blocks)
 eom_blocks = jit(_eom_blocks)
+
+# the argument types of rhs_packed and inputs_packed: those of every caller
+# (C-contiguous float64 and int64 vectors), and those the DOP853 stepping
+# calls them with by address (.jit.native_caller)
+RHS_PACKED_TYPES = (types.float64, types.float64[::1], types.float64[::1],
+                    types.int64[::1], types.int64[::1], types.float64[::1],
+                    types.float64[::1])
+INPUTS_PACKED_TYPES = RHS_PACKED_TYPES[:-1]
 
 # the dependent block of the velocity constraints counts as singular below
 # this smallest/largest pivot ratio (the diagnosing path then reports it)
