@@ -303,6 +303,32 @@ def test_compile_ahead_from_the_command_line(first_uses, tmp_path):
     _check_solver(after['solver'])
 
 
+_STAGES = """
+import json
+from numba import types
+from sympy_loads._numeric import dop853, newton, rhs
+V, M, Ix = types.float64[::1], types.float64[:, ::1], types.int64[::1]
+i, f = types.int64, types.float64
+dop853._stages.compile((i, i, f, f, V, M, M, V, V, V, Ix, Ix, V))
+print(json.dumps({kernel.py_func.__name__: sum(
+    kernel.stats.cache_misses.values()) for kernel in (
+        dop853._stages, rhs.rhs_packed, rhs.correct, newton.newton)}))
+"""
+
+
+def test_the_stepping_does_not_compile_the_right_hand_side_again(tmp_path):
+    """The stepping's stages call the right-hand side by address
+    (``dop853.with_calls``): compiling them in an empty cache compiles
+    neither the right-hand side nor the constraint solves it calls (which
+    the other group compiles, at the same time in the other process),
+    where numba once compiled and optimized that whole chain again into
+    the stepping, half of the first use's compilation."""
+    done = run(code_command(_STAGES), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {'_stages': 1, 'rhs_packed': 0,
+                                      'correct': 0, 'newton': 0}
+
+
 def test_numpy_back_end_compiles_nothing(tmp_path):
     """``backend='numpy'`` (the fallback where numba or SymEngine cannot
     be imported) announces nothing, compiles nothing and writes nothing

@@ -8,7 +8,8 @@ and Prince with the combined 5th- and 3rd-order error estimate, the
 safety factor 0.9 and step ratios 0.2 to 10), step for step, so the two
 take the same steps and agree to rounding errors. What differs is where
 the loop runs: here the stages call the compiled right-hand side
-(:func:`.rhs.rhs_packed`) without returning to Python, which saves the
+(:func:`.rhs.rhs_packed`, called by its address, :func:`with_calls`)
+without returning to Python, which saves the
 0.1 ms of Python work per step of ``solve_ivp`` and the 1-2 us of every
 evaluation's Python call; a run returns to Python only when it ends, when
 an impact's gap changes sign within a step (Python then locates the root
@@ -174,9 +175,9 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
     < last``; returns the number of evaluations and their status (the
     state of the last one is left in ``stage``). Row ``N_STAGES`` of ``A``
     holds the weights of the solution, so stage ``N_STAGES`` is the step's
-    end. The only call of the right-hand side: numba inlines it (Newton,
-    the solves) at every call site, and each copy adds to the code loaded
-    from numba's cache. Its callers pass ``first`` and ``last`` as
+    end. The right-hand side is called by its address in ``fn``
+    (:func:`with_calls`), so its code (Newton, the solves) is not compiled
+    into the stepping again. Its callers pass ``first`` and ``last`` as
     ``np.int64``, not as literal numbers: numba compiles a called kernel
     once per literal value it is given (three copies, two seconds each
     on an installation's first use, before)."""

@@ -1,5 +1,7 @@
 """numba's part of the compiled back end: the decorator of the generic
-kernels and the intrinsic through which they call a generated function.
+kernels, the intrinsic through which they call a generated function, and
+the intrinsics through which the DOP853 stepping calls other kernels by
+address (:func:`native_caller`).
 
 The generic kernels (Newton-Raphson, velocity and acceleration solves, the
 right-hand side, dense solves) are the same for every model. They are
