@@ -212,8 +212,8 @@ def test_first_run_announces_and_compiles_every_kind_of_run(first_uses):
     lines = _announcements(stderr)
     start_line = [line for line in lines if 'compiling the numeric' in line]
     assert start_line, stderr[-3000:]
-    assert re.search(r': \d+-\d+ s on an idle 2-core machine, longer on a '
-                     r'busy one;', start_line[0]), start_line
+    assert re.search(r': \d+-\d+ s from an idle to a busy 2-core '
+                     r'machine;', start_line[0]), start_line
     groups = [line for line in lines if line.startswith('sympy_loads: [')]
     assert len(groups) == 4, lines
     assert {line.split('] ')[0] for line in groups} == {
@@ -264,7 +264,7 @@ def test_compile_time_is_recorded_for_the_next_announcement(first_uses,
     low, high, why = kernel_set.expected(str(directory), 1)
     assert (low, high) == (kernel_set.EXPECTED[1],
                            kernel_set.BUSY_FACTOR * kernel_set.EXPECTED[1])
-    assert 'idle 2-core machine' in why
+    assert 'from an idle to a busy 2-core machine' in why
     (tmp_path / kernel_set.RECORD_FILE).write_text('{"seconds": "x"}')
     assert kernel_set.recorded_seconds(str(tmp_path), 2) is None
     assert kernel_set.expected(str(tmp_path), 2)[0] == kernel_set.EXPECTED[2]
