@@ -36,10 +36,10 @@ __all__ = []
 
 _LOG = logging.getLogger('sympy_loads')
 # what the whole compilation takes on an idle 2-core machine, two groups at
-# a time and in one process (seconds: the CPU time of each process,
-# measured with benchmarks/bench_first_use.py), and how much longer it
-# took on a 2-core machine busy with other work (a load average of 5 to
-# 6: 4.5 times): announced before a first compilation, in a cache
+# a time and in one process (seconds: estimated from the CPU time of each
+# process, see benchmarks/README.md), and how much longer it can take on a
+# 2-core machine busy with other work (4.5 times, measured at a load
+# average of 5 to 6): announced before a first compilation, in a cache
 # directory without a record of an earlier one
 EXPECTED = {2: 16, 1: 28}
 BUSY_FACTOR = 5
