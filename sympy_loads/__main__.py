@@ -43,6 +43,14 @@ def compile_kernels(out=sys.stderr, jobs=None):
     def log(message, *args):
         print(message % args, file=out, flush=True)
 
+    from ._numeric.kernel_cache import location
+    where = location(kernel_set.groups()[0][1][0][0])
+    with kernel_set.compile_lock(where, log):
+        return _compile_missing(kernel_set, log, out, jobs)
+
+
+def _compile_missing(kernel_set, log, out, jobs):
+    """:func:`compile_kernels` holding the compilation lock."""
     todo = kernel_set.missing()
     if todo is None:
         print('sympy_loads: no trusted numba cache directory (set '

@@ -8,19 +8,12 @@ Each run goes in a child process with a time and an address-space limit,
 so that a regression fails as a fast assertion (a timeout or a
 MemoryError in the child), not as a hung test session."""
 
-import json
-import os
-import resource
-import subprocess
-import sys
-import textwrap
-from pathlib import Path
-
 import numpy as np
 import sympy as sm
 from scipy.integrate import solve_ivp
 
-ROOT = Path(__file__).resolve().parents[1]
+from _child import code_command, last_json, run
+
 # the child's limits: far above what these runs need (a few seconds,
 # some hundred MB; the kernels' first compilation included), far below
 # what the runaway needed (for ever, 24 GiB)
@@ -28,24 +21,11 @@ CHILD_SECONDS = 300
 CHILD_BYTES = 4 * 2**30
 
 
-def _limit_memory():
-    resource.setrlimit(resource.RLIMIT_AS, (CHILD_BYTES, CHILD_BYTES))
-
-
 def _run_child(code):
     """Run ``code`` (which prints one JSON line last) in a child Python
     under the limits above; returns the decoded JSON."""
-    try:
-        done = subprocess.run(
-            [sys.executable, '-c', textwrap.dedent(code)], cwd=ROOT,
-            capture_output=True, text=True, timeout=CHILD_SECONDS,
-            preexec_fn=_limit_memory,
-            env=dict(os.environ, PYTHONPATH=str(ROOT)))
-    except subprocess.TimeoutExpired:
-        raise AssertionError(
-            f'the run did not end within {CHILD_SECONDS} s') from None
-    assert done.returncode == 0, done.stderr[-3000:]
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    done = run(code_command(code), timeout=CHILD_SECONDS, memory=CHILD_BYTES)
+    return last_json(done.stdout)
 
 
 # the particle on the unit circle, x independent, pushed by a constant

@@ -3,24 +3,28 @@
 line per group of kernels, on the stream users see (the ``sympy_loads``
 logger, printed on standard error); every kernel a run may need is
 compiled at once, so that a later kind of run (another model, feedback,
-impacts, a constraint solver) compiles nothing; and
+impacts, a constraint solver) compiles nothing; processes starting
+together on an empty cache compile once (the others wait for it); and
 ``python -m sympy_loads --compile`` does it ahead of time.
 
-Each test runs child processes with ``NUMBA_CACHE_DIR`` set to a new,
-empty directory (numba then reads and writes its cache there only), so
-the children really compile; the number of compilations a child made is
-read from numba's dispatcher statistics (``stats.cache_misses``) of
-every kernel. No time is asserted."""
+The children run with ``NUMBA_CACHE_DIR`` set to a new, empty directory
+(numba then reads and writes its cache there only), so they really
+compile; the number of compilations a child made is read from numba's
+dispatcher statistics (``stats.cache_misses``) of every kernel. One full
+compilation serves the module (:func:`first_uses`). No time is
+asserted."""
 
-import json
 import os
-import subprocess
+import re
+import shutil
 import sys
 import textwrap
-from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
+
+from _child import code_command, finish, last_json, run, start
 
 pytest.importorskip('numba')
 pytest.importorskip('symengine')
@@ -28,7 +32,6 @@ if os.name != 'posix':
     pytest.skip('the cache directory checks need POSIX modes',
                 allow_module_level=True)
 
-ROOT = Path(__file__).resolve().parents[1]
 TIMEOUT = 900      # the compilation takes 10-60 s; far above it
 
 # how many kernels the child compiled (numba's cache misses, over every
@@ -102,25 +105,20 @@ out['solver'] = [float(np.abs(solver.residual(batch)).max()),
 """
 
 
+def _code(*parts):
+    """A child's code: the payloads ``parts``, then the JSON line of their
+    results and of the number of kernels it compiled."""
+    return code_command('import json\nout = {}\n' + _COUNT
+                        + ''.join(textwrap.dedent(p) for p in parts)
+                        + 'out["compiled"] = _compiled()\n'
+                        + 'print(json.dumps(out))\n')
+
+
 def _child(cache, *parts):
-    """Run the code ``parts`` in a child Python with numba's cache in
+    """Run the payloads ``parts`` in a child Python with numba's cache in
     ``cache``; returns ``(JSON result, standard error)``."""
-    code = ('import json\nout = {}\n' + _COUNT
-            + ''.join(textwrap.dedent(p) for p in parts)
-            + 'out["compiled"] = _compiled()\nprint(json.dumps(out))\n')
-    return _run([sys.executable, '-c', code], cache)
-
-
-def _run(command, cache):
-    env = dict(os.environ, NUMBA_CACHE_DIR=str(cache),
-               PYTHONPATH=str(ROOT))
-    done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True,
-                          text=True, timeout=TIMEOUT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    lines = done.stdout.strip().splitlines()
-    result = json.loads(lines[-1]) if lines and lines[-1].startswith('{') \
-        else None
-    return result, done.stderr
+    done = run(_code(*parts), cache, timeout=TIMEOUT)
+    return last_json(done.stdout), done.stderr
 
 
 def _announcements(stderr):
@@ -162,61 +160,173 @@ def _check_solver(solver):
     assert qd[0] == 1.0
 
 
-def test_first_run_announces_and_compiles_every_kind_of_run(tmp_path):
-    """The first compiled run of an installation (here a closed loop whose
-    input is a Python function, which the slider-crank example's motor
-    is: it once compiled only the kernels that kind of run needs, and the
-    bicycle then compiled the stepping for 7.6 s more) says, before
-    numba starts, that it compiles and how long that takes, then one line
+def _compiling(stderr):
+    """The lines that say the kernels are being compiled (not those that
+    say loading them took a while, which a busy machine can print)."""
+    return [line for line in _announcements(stderr)
+            if 'numeric kernels' in line
+            or line.startswith('sympy_loads: [')]
+
+
+def _compiles(stderr):
+    return any('compiling the numeric kernels once' in line
+               for line in _announcements(stderr))
+
+
+@pytest.fixture(scope='module')
+def first_uses(tmp_path_factory):
+    """Two first uses started together on one empty cache: a closed loop
+    whose input is a Python function (as the slider-crank example's
+    motor is: it once compiled only the kernels that kind of run needs,
+    and the bicycle then compiled the stepping for 7.6 s more), and the
+    compiled stepping with an impact plus a constraint solver's batch and
+    velocities; then a later process running all three. Returns their
+    ``(JSON result, standard error)`` as ``circle``, ``ball``, ``later``,
+    the cache directory, and which of the two first ones compiled."""
+    cache = tmp_path_factory.mktemp('first-use') / 'numba-cache'
+    processes = [start(_code(_CIRCLE), cache),
+                 start(_code(_BALL, _SOLVER), cache)]
+    outputs = [finish(process, TIMEOUT) for process in processes]
+    circle, ball = [(last_json(out), err) for out, err in outputs]
+    later = _child(cache, _CIRCLE, _BALL, _SOLVER)
+    compiled = [run_ for run_ in (circle, ball) if _compiles(run_[1])]
+    waited = [run_ for run_ in (circle, ball) if not _compiles(run_[1])]
+    return SimpleNamespace(cache=cache, circle=circle, ball=ball,
+                           later=later, compiled=compiled, waited=waited)
+
+
+def _check_circle(circle):
+    residual, success = circle
+    assert success and residual <= 1e-12      # the Newton tolerance
+
+
+def test_first_run_announces_and_compiles_every_kind_of_run(first_uses):
+    """The first compiled run of an installation says, before numba
+    starts, that it compiles and how long that takes (a range on an idle
+    to a busy 2-core machine, in an empty cache directory), then one line
     per group of kernels, then the total; a later process running other
-    kinds of runs (the compiled stepping with an impact, a constraint
-    solver's batch and velocities) compiles nothing and gets the right
-    answers."""
-    cache = tmp_path / 'numba-cache'
-    first, stderr = _child(cache, _CIRCLE)
+    kinds of runs compiles nothing and gets the right answers."""
+    assert len(first_uses.compiled) == 1, [
+        err[-2000:] for _, err in (first_uses.circle, first_uses.ball)]
+    result, stderr = first_uses.compiled[0]
     lines = _announcements(stderr)
-    assert lines, stderr[-3000:]
-    assert 'compiling the numeric kernels once' in lines[0]
-    assert 'about 30 s on an idle 2-core machine' in lines[0]
+    start_line = [line for line in lines if 'compiling the numeric' in line]
+    assert start_line, stderr[-3000:]
+    assert re.search(r': \d+-\d+ s from an idle to a busy 2-core '
+                     r'machine;', start_line[0]), start_line
     groups = [line for line in lines if line.startswith('sympy_loads: [')]
     assert len(groups) == 4, lines
     assert {line.split('] ')[0] for line in groups} == {
         f'sympy_loads: [{k}/4' for k in range(1, 5)}
     assert any('compiled the numeric kernels in' in line for line in lines)
-    assert first['compiled'] > 0
-    residual, success = first['circle']
-    assert success and residual <= 1e-12      # the Newton tolerance
-    later, stderr = _child(cache, _BALL, _SOLVER)
+    assert result['compiled'] > 0
+    later, stderr = first_uses.later
     assert later['compiled'] == 0, later['compiled']
-    assert not [line for line in _announcements(stderr)
-                if 'compil' in line], stderr[-3000:]
+    assert not _compiling(stderr), stderr[-3000:]
     _check_ball(later['ball'])
     _check_solver(later['solver'])
+    _check_circle(later['circle'])
 
 
-def test_compile_ahead_from_the_command_line(tmp_path):
-    """``python -m sympy_loads --compile`` compiles every kernel into the
-    cache (announced, one line per group; here ``--jobs 1``, all in one
-    process, where the first-use test above takes the default, the
-    stepping in a helper process), a second call says there is nothing
-    to do, and then no run compiles anything."""
+def test_first_uses_started_together_compile_once(first_uses):
+    """Two processes starting together on an empty cache (two sessions,
+    the workers of a parameter study) compile the kernels once: one
+    compiles, the other says it waits for it, compiles nothing (numba
+    finds every kernel in the cache) and gets the right answers."""
+    assert len(first_uses.compiled) == 1
+    assert len(first_uses.waited) == 1
+    result, stderr = first_uses.waited[0]
+    assert result['compiled'] == 0, result['compiled']
+    assert any('another process is compiling the numeric kernels' in line
+               and 'waiting for it' in line
+               for line in _announcements(stderr)), stderr[-3000:]
+    _check_circle(first_uses.circle[0]['circle'])
+    _check_ball(first_uses.ball[0]['ball'])
+    _check_solver(first_uses.ball[0]['solver'])
+
+
+def test_compile_time_is_recorded_for_the_next_announcement(first_uses,
+                                                             tmp_path):
+    """The compilation keeps its wall time in the cache directory (the
+    figure it logged), and a later compilation there (after an update of
+    the package) announces that figure; without a record (or with a
+    damaged one, or one of another number of jobs) the measured range is
+    announced."""
+    from sympy_loads._numeric import kernel_set
+    _, stderr = first_uses.compiled[0]
+    logged = float(re.search(r'compiled the numeric kernels in ([0-9.]+) s',
+                             stderr).group(1))
+    directory = next(p.parent for p in first_uses.cache.rglob('*.nbi'))
+    assert kernel_set.recorded_seconds(str(directory), 2) == \
+        pytest.approx(logged, abs=0.051)
+    assert kernel_set.expected(str(directory), 2)[:2] == \
+        pytest.approx((logged, logged), abs=0.051)
+    low, high, why = kernel_set.expected(str(directory), 1)
+    assert (low, high) == (kernel_set.EXPECTED[1],
+                           kernel_set.BUSY_FACTOR * kernel_set.EXPECTED[1])
+    assert 'from an idle to a busy 2-core machine' in why
+    (tmp_path / kernel_set.RECORD_FILE).write_text('{"seconds": "x"}')
+    assert kernel_set.recorded_seconds(str(tmp_path), 2) is None
+    assert kernel_set.expected(str(tmp_path), 2)[0] == kernel_set.EXPECTED[2]
+    kernel_set.record_seconds(str(tmp_path), 12.34, 2)
+    assert kernel_set.expected(str(tmp_path), 2)[:2] == (12.3, 12.3)
+
+
+def test_compile_ahead_from_the_command_line(first_uses, tmp_path):
+    """``python -m sympy_loads --compile`` compiles what is missing from
+    the cache (here ``--jobs 1``, in one process, on a copy of the cache
+    whose event-location kernels were removed), announced with the time
+    to expect and one line for the group; a second call says there is
+    nothing to do, and then no run compiles anything."""
     cache = tmp_path / 'numba-cache'
+    shutil.copytree(first_uses.cache, cache)
+    removed = [path for path in cache.rglob('*.nbi') if path.name.split(
+        '-')[0] in ('dop853.event_value', 'dop853.dense',
+                    'dop853.samples_until')]
+    assert len(removed) == 3, sorted(p.name for p in cache.rglob('*.nbi'))
+    for path in removed:
+        path.unlink()
     command = [sys.executable, '-m', 'sympy_loads', '--compile']
-    _, stderr = _run(command + ['--jobs', '1'], cache)
+    stderr = run(command + ['--jobs', '1'], cache, timeout=TIMEOUT).stderr
     lines = _announcements(stderr)
     assert 'compiling the numeric kernels once' in lines[0], stderr
-    assert sum(line.startswith('sympy_loads: [') for line in lines) == 4
+    assert '(3 kernels in 1 group)' in lines[0], lines[0]
+    assert [line.split(':')[1] for line in lines[1:-1]] == [
+        ' [1/1] event location and dense output'], lines
     assert 'compiled the numeric kernels in' in lines[-1]
-    _, stderr = _run(command, cache)
-    assert 'already compiled' in stderr and '[1/4]' not in stderr
-    after, stderr = _child(cache, _CIRCLE, _BALL, _SOLVER)
+    stderr = run(command, cache, timeout=TIMEOUT).stderr
+    assert 'already compiled' in stderr and '[1/' not in stderr
+    after, stderr = _child(cache, _BALL, _SOLVER)
     assert after['compiled'] == 0, after['compiled']
-    assert not [line for line in _announcements(stderr)
-                if 'compil' in line], stderr[-3000:]
+    assert not _compiling(stderr), stderr[-3000:]
     _check_ball(after['ball'])
     _check_solver(after['solver'])
-    residual, success = after['circle']
-    assert success and residual <= 1e-12
+
+
+_STAGES = """
+import json
+from numba import types
+from sympy_loads._numeric import dop853, newton, rhs
+V, M, Ix = types.float64[::1], types.float64[:, ::1], types.int64[::1]
+i, f = types.int64, types.float64
+dop853._stages.compile((i, i, f, f, V, M, M, V, V, V, Ix, Ix, V))
+print(json.dumps({kernel.py_func.__name__: sum(
+    kernel.stats.cache_misses.values()) for kernel in (
+        dop853._stages, rhs.rhs_packed, rhs.correct, newton.newton)}))
+"""
+
+
+def test_the_stepping_does_not_compile_the_right_hand_side_again(tmp_path):
+    """The stepping's stages call the right-hand side by address
+    (``dop853.with_calls``): compiling them in an empty cache compiles
+    neither the right-hand side nor the constraint solves it calls (which
+    the other group compiles, at the same time in the other process),
+    where numba once compiled and optimized that whole chain again into
+    the stepping, half of the first use's compilation."""
+    done = run(code_command(_STAGES), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {'_stages': 1, 'rhs_packed': 0,
+                                      'correct': 0, 'newton': 0}
 
 
 def test_numpy_back_end_compiles_nothing(tmp_path):
@@ -229,7 +339,6 @@ def test_numpy_back_end_compiles_nothing(tmp_path):
     assert ball != _BALL
     result, stderr = _child(cache, ball)
     assert result['compiled'] == 0
-    assert not [line for line in _announcements(stderr)
-                if 'compil' in line], stderr[-3000:]
+    assert not _compiling(stderr), stderr[-3000:]
     assert not cache.exists() or not any(cache.rglob('*.nbi'))
     _check_ball(result['ball'])

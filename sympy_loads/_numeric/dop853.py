@@ -8,7 +8,8 @@ and Prince with the combined 5th- and 3rd-order error estimate, the
 safety factor 0.9 and step ratios 0.2 to 10), step for step, so the two
 take the same steps and agree to rounding errors. What differs is where
 the loop runs: here the stages call the compiled right-hand side
-(:func:`.rhs.rhs_packed`) without returning to Python, which saves the
+(:func:`.rhs.rhs_packed`, called by its address, :func:`with_calls`)
+without returning to Python, which saves the
 0.1 ms of Python work per step of ``solve_ivp`` and the 1-2 us of every
 evaluation's Python call; a run returns to Python only when it ends, when
 an impact's gap changes sign within a step (Python then locates the root
@@ -115,9 +116,9 @@ from . import (
     S_DIRECTION, S_FAILED_UNTIL, S_FAILURES, S_FRESH, S_H, S_IMPACTS,
     S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE, S_RTOL,
     S_STRUCK, S_T, S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN)
-from .jit import call, inline, jit
+from .jit import call, inline, jit, native_caller
 from .jump import impact_jump
-from .rhs import inputs_packed, rhs_packed
+from .rhs import INPUTS_PACKED_TYPES, RHS_PACKED_TYPES
 
 __all__ = []
 
@@ -135,6 +136,13 @@ ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
 EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
+# the stepping's fn: the model's six entries (see .rhs), then the addresses
+# of rhs_packed and inputs_packed (with_calls)
+FN_RHS, FN_INPUTS, FN_SIZE = 6, 7, 8
+# rhs_packed and inputs_packed called by address (see .jit.native_caller):
+# so they are not compiled into the stepping again
+_rhs = native_caller(RHS_PACKED_TYPES)
+_inputs = native_caller(INPUTS_PACKED_TYPES)
 
 
 @functools.lru_cache(maxsize=None)
@@ -167,9 +175,9 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
     < last``; returns the number of evaluations and their status (the
     state of the last one is left in ``stage``). Row ``N_STAGES`` of ``A``
     holds the weights of the solution, so stage ``N_STAGES`` is the step's
-    end. The only call of the right-hand side: numba inlines it (Newton,
-    the solves) at every call site, and each copy adds to the code loaded
-    from numba's cache. Its callers pass ``first`` and ``last`` as
+    end. The right-hand side is called by its address in ``fn``
+    (:func:`with_calls`), so its code (Newton, the solves) is not compiled
+    into the stepping again. Its callers pass ``first`` and ``last`` as
     ``np.int64``, not as literal numbers: numba compiles a called kernel
     once per literal value it is given (three copies, two seconds each
     on an installation's first use, before)."""
@@ -182,7 +190,8 @@ def _stages(first, last, t, h, y, K, A, C, stage, x, fn, ints, floats):
                 total += A[s, j] * K[j, i]
             stage[i] = y[i] + h * total
         count += 1
-        status = rhs_packed(t + C[s] * h, stage, x, fn, ints, floats, K[s])
+        status = _rhs(fn[FN_RHS], (t + C[s] * h, stage, x, fn, ints, floats,
+                                      K[s]))
         if status != 0:
             return count, status
     return count, 0
@@ -308,6 +317,9 @@ def event_value(t, i, state, F, y_old, stage, x, fn, ints, floats, impact,
     """Impact ``i``'s gap plus its offset on the dense output of the last
     step at ``t`` (NaN where the dependent coordinates cannot be
     solved)."""
+    if fn.shape[0] < FN_SIZE:
+        raise ValueError('event_value: fn lacks the kernels\' addresses '
+                         '(dop853.with_calls)')
     t_old = state[S_T_OLD]
     return _gap_at(t, i, t_old, state[S_T] - t_old, F, y_old, stage, x,
                    fn, ints, floats, impact, row, out, g,
@@ -319,7 +331,7 @@ def _gap_at(t, i, t_old, h, F, y_old, stage, x, fn, ints, floats, impact,
             row, out, g, k, per):
     """:func:`event_value` on the step from ``t_old`` over ``h``."""
     dense(F, y_old, (t - t_old) / h, stage)
-    if inputs_packed(t, stage, x, fn, ints, floats) != 0:
+    if _inputs(fn[FN_INPUTS], (t, stage, x, fn, ints, floats)) != 0:
         return np.nan
     gaps(x, impact, row, out, g, k, per)
     return g[i]
@@ -504,7 +516,7 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     # the consistent state at the hit and the impacts' outputs there
     n = y.shape[0]
     dense(F, y_old, (t_hit - t_old) / h, y_hit)
-    if inputs_packed(t_hit, y_hit, x, fn, ints, floats) != 0:
+    if _inputs(fn[FN_INPUTS], (t_hit, y_hit, x, fn, ints, floats)) != 0:
         return np.nan
     raw = np.zeros(2 * k)       # the gaps without offsets
     gaps(x, impact, row, out, raw, k, per)
@@ -574,7 +586,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
         for a in range(nu):
             y_after[nq + a] = u_after[a]
     f_after = np.empty(n)
-    if rhs_packed(t_hit, y_after, x, fn, ints, floats, f_after) != 0:
+    if _rhs(fn[FN_RHS], (t_hit, y_after, x, fn, ints, floats,
+                          f_after)) != 0:
         return np.nan
     # commit: the record, the state after, the offsets
     record = records[n_records]
@@ -619,6 +632,9 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     arrays that are never read (one row, no rows): every run calls the
     same compiled variant, so an installation compiles it once
     (:mod:`.kernel_set`)."""
+    if fn.shape[0] < FN_SIZE:
+        raise ValueError('advance: fn lacks the kernels\' addresses '
+                         '(dop853.with_calls)')
     n = y.shape[0]
     t, h_abs, t_bound = state[S_T], state[S_H], state[S_T_END]
     rtol, atol, max_step = state[S_RTOL], state[S_ATOL], state[S_MAX_STEP]
@@ -853,6 +869,28 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
+# the addresses of rhs_packed and inputs_packed in this process, found at
+# the first with_calls()
+_CALLS = []
+
+
+def with_calls(fn):
+    """The stepping's ``fn`` (:func:`advance`, :func:`event_value`): the
+    model's six entries of ``fn`` followed by the addresses of the
+    compiled :func:`.rhs.rhs_packed` and :func:`.rhs.inputs_packed`
+    (loaded, or compiled, at the first call in a process), which the
+    stepping calls by address (:func:`.jit.native_caller`)."""
+    if not _CALLS:
+        from . import rhs
+        from .jit import native_address
+        _CALLS.append(np.array(
+            [native_address(rhs.rhs_packed, RHS_PACKED_TYPES),
+             native_address(rhs.inputs_packed, INPUTS_PACKED_TYPES)],
+            dtype=np.int64))
+    return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_RHS],
+                           _CALLS[0]])
+
+
 # event_value's compiled entry point (the same argument types for every
 # model), made at its first use by event_value_entry()
 _EVENT_VALUE = []
@@ -878,6 +916,7 @@ def load(n, ints, floats, x, fn):
     call per process is enough: its caller, ``Problem.warm_up``, makes
     only that one."""
     from .jit import entry_point
+    fn = with_calls(fn)
     A, C, E3, E5, D = tableau()
     vector, matrix = np.zeros(n), np.zeros((2, n))
     ints64 = np.zeros(2, dtype=np.int64)

@@ -1,5 +1,7 @@
 """numba's part of the compiled back end: the decorator of the generic
-kernels and the intrinsic through which they call a generated function.
+kernels, the intrinsic through which they call a generated function, and
+the intrinsics through which the DOP853 stepping calls other kernels by
+address (:func:`native_caller`).
 
 The generic kernels (Newton-Raphson, velocity and acceleration solves, the
 right-hand side, dense solves) are the same for every model. They are
@@ -119,3 +121,61 @@ def call(typingctx, address, data, out, x):
         return context.get_dummy_value()
 
     return signature, codegen
+
+
+def native_caller(argument_types):
+    """An intrinsic ``call_native(address, args)`` that calls the compiled
+    kernel at ``address`` (its C wrapper, :func:`native_address`) with the
+    tuple ``args``, whose types must be ``argument_types``, and returns
+    its int64 result.
+
+    A kernel that calls another kernel directly has numba link the
+    callee's machine code into its own and optimize the whole chain again:
+    the DOP853 stepping, which calls the right-hand side (Newton-Raphson,
+    the velocity and acceleration solves), took half of an installation's
+    first compilation that way. Called by address, the callee is compiled
+    once, by itself, and the caller compiles on its own (in another
+    process at the same time, :mod:`.kernel_set`); the address is passed
+    at run time, so the caller's cached machine code holds no address. A
+    call costs an indirect jump, nothing next to an evaluation of the
+    right-hand side."""
+    expected = tuple(argument_types)
+
+    @intrinsic
+    def call_native(typingctx, address, args):
+        if not isinstance(address, types.Integer) or \
+                not isinstance(args, types.BaseTuple):
+            return None
+        if tuple(args.types) != expected:
+            from numba.core.errors import TypingError
+            raise TypingError(f'call_native: arguments {args.types}, '
+                              f'expected {expected}')
+        signature = types.int64(address, args)
+
+        def codegen(context, builder, sig, llargs):
+            values = [builder.extract_value(llargs[1], k)
+                      for k in range(len(expected))]
+            fnty = ir.FunctionType(
+                context.get_value_type(types.int64),
+                [context.get_value_type(t) for t in expected])
+            function = builder.inttoptr(llargs[0], fnty.as_pointer())
+            return builder.call(function, values)
+
+        return signature, codegen
+
+    return call_native
+
+
+def native_address(dispatcher, argument_types):
+    """The address of the C wrapper of ``dispatcher``'s compiled code for
+    ``argument_types`` (loaded from the cache, or compiled, now), for the
+    intrinsics of :func:`native_caller`. The kernel must return an int64:
+    checked here, since the caller's code cannot check it."""
+    signature = tuple(argument_types)
+    dispatcher.compile(signature)
+    result = dispatcher.overloads[signature]
+    if result.signature.return_type != types.int64:
+        raise TypeError(f'{dispatcher.py_func.__name__} returns '
+                        f'{result.signature.return_type}, not int64')
+    return result.library.get_pointer_to_function(
+        result.fndesc.llvm_cfunc_wrapper_name)

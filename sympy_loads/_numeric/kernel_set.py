@@ -14,13 +14,20 @@ error unless logging is configured otherwise) with the time to expect,
 compiles every kernel of :func:`groups`, one log line per group, and
 says how long it took. Later processes find every entry and compile
 nothing. ``python -m sympy_loads --compile`` (:mod:`sympy_loads.__main__`)
-does the same ahead of time.
+does the same ahead of time. Processes that start together on an empty
+cache compile once: the first takes a lock file in the cache directory
+(:func:`compile_lock`), the others wait for it and then load. The time
+announced is that of the last complete compilation into the same cache
+directory where one was recorded (after an update of the package), else
+the range measured on 2-core machines (:func:`expected`).
 
 Where no trusted cache directory is usable (see :mod:`.kernel_cache`)
 nothing is compiled ahead: the kernels are compiled in memory as each
 run needs them, in every process.
 """
 
+import contextlib
+import json
 import logging
 import os
 import time
@@ -28,12 +35,20 @@ import time
 __all__ = []
 
 _LOG = logging.getLogger('sympy_loads')
-# what the whole compilation takes on an idle 2-core machine (seconds,
-# measured with benchmarks/bench_first_use.py): announced before it starts
-EXPECTED = 30
+# what the whole compilation takes on an idle 2-core machine, two groups at
+# a time and in one process (seconds: estimated from the CPU time of each
+# process, see benchmarks/README.md), and how much longer it can take on a
+# 2-core machine busy with other work (4.5 times, measured at a load
+# average of 5 to 6): announced before a first compilation, in a cache
+# directory without a record of an earlier one
+EXPECTED = {2: 16, 1: 28}
+BUSY_FACTOR = 5
+# the files in the cache directory: the lock held while compiling, and
+# the record of the last complete compilation (its wall time)
+LOCK_FILE = 'sympy_loads-compile.lock'
+RECORD_FILE = 'sympy_loads-compile-time.json'
 # ensure_compiled() has run in this process
 _ENSURED = []
-
 
 def groups():
     """``[(name, [(dispatcher, argument types), ...]), ...]``: every
@@ -175,25 +190,136 @@ def _compile_parallel(todo, log, total):
     return counter[0]
 
 
+def _lock_file(fd, wait):
+    """Take the exclusive lock of the open file ``fd`` (waiting for it
+    where ``wait``); False where another process holds it and ``wait`` is
+    false. The system releases the lock when its process ends, however
+    it ends, so no lock outlives its holder."""
+    try:
+        import fcntl
+    except ImportError:        # Windows
+        import msvcrt
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_NBLCK, 1)
+                return True
+            except OSError:
+                if not wait:
+                    return False
+                time.sleep(0.2)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+    except BlockingIOError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def compile_lock(directory, log=_LOG.warning):
+    """Hold the compilation lock of the cache ``directory`` (the file
+    ``LOCK_FILE`` in it) for the ``with`` block, so that processes
+    starting together on an empty cache (two Python sessions, the workers
+    of a parameter study) compile the kernels once: the others wait,
+    saying so through ``log``, and then find every kernel in the cache.
+    Yields the seconds waited. Without a directory (no trusted cache) or
+    where the file cannot be opened, nothing is locked."""
+    fd = None
+    if directory is not None:
+        try:
+            fd = os.open(os.path.join(directory, LOCK_FILE),
+                         os.O_RDWR | os.O_CREAT
+                         | getattr(os, 'O_NOFOLLOW', 0), 0o600)
+        except OSError:
+            fd = None
+    start = time.perf_counter()
+    try:
+        if fd is not None and not _lock_file(fd, wait=False):
+            log('sympy_loads: another process is compiling the numeric '
+                'kernels into %s; waiting for it', directory)
+            _lock_file(fd, wait=True)
+        yield time.perf_counter() - start
+    finally:
+        if fd is not None:
+            os.close(fd)        # releases the lock
+
+
+def recorded_seconds(directory, jobs):
+    """The wall time of the last complete compilation into the cache
+    ``directory`` (its ``RECORD_FILE``) with as many ``jobs`` (1, or 2 for
+    two or more), or None where there is none."""
+    if directory is None:
+        return None
+    try:
+        with open(os.path.join(directory, RECORD_FILE)) as file:
+            record = json.load(file)
+        seconds = float(record['seconds'])
+        same = int(record['jobs']) == min(jobs, 2)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return seconds if same and 0.0 < seconds < 86400.0 else None
+
+
+def record_seconds(directory, seconds, jobs):
+    """Keep ``seconds`` as the wall time of a complete compilation with
+    ``jobs`` groups at a time in the cache ``directory`` (written whole,
+    then renamed into place)."""
+    if directory is None:
+        return
+    path = os.path.join(directory, RECORD_FILE)
+    temporary = f'{path}.{os.getpid()}'
+    try:
+        with open(temporary, 'w') as file:
+            json.dump({'seconds': round(seconds, 1),
+                       'jobs': min(jobs, 2)}, file)
+        os.replace(temporary, path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+
+
+def expected(directory, jobs):
+    """The announcement's time to expect: ``(low, high, why)`` in seconds,
+    from the record of the last complete compilation into ``directory``
+    where there is one (the kernels are compiled again there after an
+    update of the package), else the figures measured on an idle 2-core
+    machine (``EXPECTED``, for ``jobs`` groups at a time) to
+    ``BUSY_FACTOR`` times them."""
+    last = recorded_seconds(directory, jobs)
+    if last is not None:
+        return (last, last, 'as long as the last compilation into this '
+                            'cache directory')
+    low = EXPECTED[2 if jobs > 1 else 1]
+    return (low, BUSY_FACTOR * low, 'from an idle to a busy 2-core '
+                                    'machine')
+
+
 def compile_all(todo=None, log=_LOG.warning, jobs=None):
     """Compile (or load) the entries of ``todo`` (default: every entry of
     :func:`groups`), logging the announcement, one line per group and the
     time taken through ``log``; with ``jobs`` (default: 2 where the
     machine has two CPUs or more) above 1 the stepping's group is
-    compiled in a helper process at the same time. Returns the seconds
-    taken."""
+    compiled in a helper process at the same time. A compilation of every
+    group records its wall time in the cache directory, announced as the
+    time to expect at the next one there (:func:`expected`). Returns the
+    seconds taken. The caller holds :func:`compile_lock`."""
     from .kernel_cache import location
     todo = groups() if todo is None else todo
     count = sum(len(entries) for _, entries in todo)
     where = location(todo[0][1][0][0]) if todo else None
     if jobs is None:
         jobs = 2 if (os.cpu_count() or 1) >= 2 else 1
+    low, high, why = expected(where, jobs)
+    if len(todo) < len(groups()):       # a part: scaled by its kernels
+        share = count / sum(len(entries) for _, entries in groups())
+        low, high = low * share, high * share
+    span = f'about {low:.0f} s' if high == low else \
+        f'{low:.0f}-{high:.0f} s'
     log('sympy_loads: compiling the numeric kernels once for this '
-        'installation (%d kernels in %d groups%s): about %d s on an idle '
-        '2-core machine, longer on a busy one; later runs load them from '
-        'the cache%s', count, len(todo),
+        'installation (%d kernels in %d group%s%s): %s %s; later runs '
+        'load them from the cache%s', count, len(todo),
+        's' if len(todo) > 1 else '',
         ', two at a time' if jobs > 1 and len(todo) > 1 else '',
-        EXPECTED, f' in {where}' if where else '')
+        span, why, f' in {where}' if where else '')
     start = time.perf_counter()
     done = 0
     if jobs > 1 and len(todo) > 1:
@@ -205,18 +331,25 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
         _compile_here(rest, log, done, max(len(todo), done + len(rest)))
     seconds = time.perf_counter() - start
     log('sympy_loads: compiled the numeric kernels in %.1f s', seconds)
+    if len(todo) == len(groups()):
+        record_seconds(where, seconds, jobs)
     return seconds
 
 
 def ensure_compiled():
     """Compile every kernel a run may need where one of them is not yet
     in numba's cache (see the module documentation); once per process.
-    Returns the seconds spent compiling (0.0 when everything was
-    cached)."""
+    Where another process is compiling them into the same cache, waits
+    for it (:func:`compile_lock`) and compiles only what it left out.
+    Returns the seconds spent compiling or waiting (0.0 when everything
+    was cached)."""
     if _ENSURED:
         return 0.0
     _ENSURED.append(True)
     todo = missing()
     if not todo:
         return 0.0
-    return compile_all(todo)
+    from .kernel_cache import location
+    with compile_lock(location(todo[0][1][0][0])) as waited:
+        todo = missing()        # what another process has not compiled
+        return waited + (compile_all(todo) if todo else 0.0)

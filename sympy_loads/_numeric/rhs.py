@@ -53,11 +53,12 @@ another than the model's and change it during a run
 """
 
 import numpy as np
+from numba import types
 
 from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
                PARTITION_DUE, PIVOT_HANDOVER, VELOCITY_SINGULAR)
 from . import eom_blocks as _eom_blocks
-from .jit import call, jit
+from .jit import call, inline, jit
 from .linalg import lu_factor, lu_solve
 from .newton import newton
 
@@ -67,12 +68,20 @@ __all__ = []
 # definition (sympy_loads._numeric.eom_blocks)
 eom_blocks = jit(_eom_blocks)
 
+# the argument types of rhs_packed and inputs_packed: those of every caller
+# (C-contiguous float64 and int64 vectors), and those the DOP853 stepping
+# calls them with by address (.jit.native_caller)
+RHS_PACKED_TYPES = (types.float64, types.float64[::1], types.float64[::1],
+                    types.int64[::1], types.int64[::1], types.float64[::1],
+                    types.float64[::1])
+INPUTS_PACKED_TYPES = RHS_PACKED_TYPES[:-1]
+
 # the dependent block of the velocity constraints counts as singular below
 # this smallest/largest pivot ratio (the diagnosing path then reports it)
 VELOCITY_RATIO = 1e-12
 
 
-@jit
+@inline
 def branch_sign(work, nc, nd, perm):
     """Sign of ``det(Phi_qd)`` from the Jacobian that :func:`newton` left
     at the start of ``work`` (square sets only; 0.0 when singular). The
@@ -272,7 +281,7 @@ def derivatives(x, fn, dims, idx, eom_size, out):
     return OK
 
 
-@jit
+@inline
 def load_state(y, x, dims, idx, partitioned):
     """Copy the integrator state ``y`` into ``x`` (dependent speeds of a
     partitioned state are left to :func:`correct`)."""
@@ -288,7 +297,7 @@ def load_state(y, x, dims, idx, partitioned):
             x[1 + nq + i] = y[nq + i]
 
 
-@jit
+@inline
 def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
         iwork, ydot):
     """The whole right-hand side: ``ydot`` of the integrator state ``y``

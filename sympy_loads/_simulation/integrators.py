@@ -476,6 +476,7 @@ def _kernel_dop853(problem, fun, t_span, y0, t_eval, rtol, atol, max_step,
     y = np.array(y0, dtype=float)
     n = y.size
     ints, floats, x, fn = problem.packed_arguments()
+    fn = kernel.with_calls(fn)      # the kernels it calls, by address
     # the kernel's right-hand side reports PARTITION_DUE below the
     # threshold (this run only: other callers see no such status)
     problem._opts[4] = problem.threshold if problem.reselects else 0.0
