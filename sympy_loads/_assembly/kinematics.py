@@ -38,9 +38,7 @@ References
 """
 
 import symengine as se
-import sympy as sm
 
-from .._numeric.codegen import to_symengine
 from .tree import frame_parents, point_parents, velocity_is_given
 
 __all__ = []
