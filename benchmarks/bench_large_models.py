@@ -26,8 +26,9 @@ relative angles, as SymPy's joints tutorial writes it) and
    n-link chain (DOP853 at the default tolerances, best of ``--repeat``)
    against the same run on the formed equations of the absolute-angle
    chain (whose ``form_eoms()`` takes some 25 s at n = 40);
-3. ``growth``: the PinJoint chain at n = ``--growth``: derivation and
-   code generation of ``Simulation(system)`` and the cost of one
+3. ``growth``: the PinJoint chain at n = ``--growth``: the CPU time of
+   ``Simulation(system)`` (its derivation and code generation, split as
+   ``result.timings`` reports them, in wall seconds) and the cost of one
    evaluation of the right-hand side (a warm ``--span`` s run's time over
    its number of evaluations, best of ``--repeat``).
 
@@ -53,14 +54,18 @@ BUILDERS = {'A02': models.n_four_bar, 'pin': models.pin_chain,
 
 def first_result(builder, n):
     """Build the model, prepare its Simulation unformed and run 0.1 s:
-    ``(model, simulation, cpu, wall, timings of the first run)``."""
+    ``(model, simulation, cpu, wall, cpu of Simulation(system), timings
+    of the first run)``."""
     cpu, wall = time.process_time(), time.perf_counter()
     model = builder(n)
+    prepare = time.process_time()
     sim = Simulation(model.system)
+    prepare = time.process_time() - prepare
     result = sim.run((0.0, 0.1), model.initial_conditions, model.constants)
-    assert model.system.eom_method is None
+    if model.system.eom_method is not None:
+        raise RuntimeError('the unformed path formed the equations')
     return (model, sim, time.process_time() - cpu,
-            time.perf_counter() - wall, result.timings)
+            time.perf_counter() - wall, prepare, result.timings)
 
 
 def form_eoms_alone(builder, n):
@@ -89,14 +94,19 @@ def warm(sim, model, span, repeat):
 def first_result_table(args):
     print('1. Model to first result (build + Simulation(system) + 0.1 s '
           'run), unformed, against form_eoms() alone [CPU s]')
+    print('   (first: CPU s, and wall s on a shared machine; Simulation: '
+          'CPU s of Simulation(system), and its derivation/codegen split '
+          'in wall s as result.timings gives it)')
     print(f'{"model":9s} {"n":>4s} {"first":>8s} {"(wall)":>8s} '
-          f'{"deriv":>8s} {"codegen":>8s} {"form_eoms":>10s} {"ratio":>7s}')
+          f'{"Simul.":>8s} {"deriv":>8s} {"codegen":>8s} {"form_eoms":>10s} '
+          f'{"ratio":>7s}')
     prepared = {}
     for name, n in (('A02', args.a02), ('pin', args.n),
                     ('absolute', args.n)):
-        model, sim, cpu, wall, timings = first_result(BUILDERS[name], n)
+        model, sim, cpu, wall, prepare, timings = first_result(
+            BUILDERS[name], n)
         prepared[name] = (model, sim)
-        line = (f'{name:9s} {n:4d} {cpu:8.2f} {wall:8.2f} '
+        line = (f'{name:9s} {n:4d} {cpu:8.2f} {wall:8.2f} {prepare:8.2f} '
                 f'{timings["derivation"]:8.2f} {timings["codegen"]:8.2f}')
         formed = not args.skip_formed and (name != 'pin'
                                             or n <= args.formed_max_pin)
@@ -136,16 +146,20 @@ def growth_table(args):
     print(f'\n3. Growth, PinJoint chain, unformed: Simulation(system) and '
           f'one evaluation ({args.span:g} s runs, best of {args.repeat}) '
           f'[CPU]')
-    print(f'{"n":>4s} {"deriv [s]":>10s} {"codegen [s]":>12s} '
+    print('   (Simulation: CPU s of Simulation(system); deriv and codegen: '
+          'its split in wall s, result.timings; us/eval: CPU)')
+    print(f'{"n":>4s} {"Simulation":>11s} {"deriv":>8s} {"codegen":>8s} '
           f'{"us/eval":>9s}')
     for n in args.growth:
         model = models.pin_chain(n)
+        start = time.process_time()
         sim = Simulation(model.system)
+        prepare = time.process_time() - start
         first = sim.run((0.0, 0.1), model.initial_conditions,
                         model.constants)
         _, per_eval = warm(sim, model, args.span, args.repeat)
-        print(f'{n:4d} {first.timings["derivation"]:10.2f} '
-              f'{first.timings["codegen"]:12.2f} {per_eval * 1e6:9.1f}',
+        print(f'{n:4d} {prepare:11.2f} {first.timings["derivation"]:8.2f} '
+              f'{first.timings["codegen"]:8.2f} {per_eval * 1e6:9.1f}',
               flush=True)
 
 
