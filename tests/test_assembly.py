@@ -375,6 +375,31 @@ def test_n_four_bar_passes_its_singular_positions_unformed(n, backend):
     assert np.min(np.abs(np.sin(phi))) < 0.05      # it passed them
 
 
+def test_n_four_bar_linearizes_and_rests_as_its_one_freedom_model():
+    """A02 with N = 3, unformed: equilibrium() finds the rods hanging
+    (theta_i = -pi/2, the horizontal rods horizontal), and linearize() at
+    a swing angle phi gives, in the independent state (theta0, omega0),
+    A = [[0, 1], [k sin(phi), 0]] of the exact one-degree-of-freedom
+    equation phi'' = -k cos(phi) (k = g ((N + 1)/2 + N)/((N + 1)/3 + N),
+    see n_four_bar_reference), to 1e-9; the System stays unformed."""
+    from sympy_loads import equilibrium, linearize
+    from _unformed_models import n_four_bar
+    model = n_four_bar(3)
+    system, constants = model.system, model.constants
+    guess = {s: (-1.4 if s.name.startswith('theta') else 1.4)
+             for s in system.q}
+    rest = equilibrium(system, guess, constants)
+    for s, value in rest.items():
+        expected = -np.pi / 2 if s.name.startswith('theta') else np.pi / 2
+        assert abs(value - expected) <= 1e-9
+    phi = -np.pi / 2 + 0.3
+    point = _a02_start(model, phi, 0.0)
+    A = np.asarray(linearize(system, point, constants).A, float)
+    k = 9.81 * (4 / 2 + 3) / (4 / 3 + 3)
+    assert np.abs(A - [[0, 1], [k * np.sin(phi), 0]]).max() <= 1e-9
+    assert system.eom_method is None
+
+
 def _cumulative(model):
     """The absolute angles and rates of a planar PinJoint chain's links
     (the relative angles summed)."""
@@ -408,7 +433,9 @@ def test_rolling_disc_with_spring_equals_formed_equations(backend):
     """A disc rolling without slipping (two nonholonomic constraints) tied
     to a fixed point by a spring and a damper whose force holds the
     coordinates' rates: unformed and formed trajectories agree to 1e-8
-    over 1.5 s at rtol 1e-11, and the unformed one keeps rolling."""
+    over 1.5 s at rtol 1e-11, the unformed one keeps rolling, and
+    linearize() gives the formed System's A to 1e-9 (relative) at the
+    start, spinning."""
     from _unformed_models import rolling_disc
     model = rolling_disc()
     system = model.system
@@ -418,10 +445,16 @@ def test_rolling_disc_with_spring_equals_formed_equations(backend):
                         model.constants, **options)
     assert unformed.success and system.eom_method is None
     assert unformed.velocity_residual.max() <= 1e-10
+    from sympy_loads import linearize
+    A = np.asarray(linearize(system, model.initial_conditions,
+                             model.constants).A, float)
     system.form_eoms()
     formed = simulate(system, (0, 1.5), model.initial_conditions,
                       model.constants, **options)
     assert np.abs(unformed.y - formed.y).max() <= 1e-8
+    A_ref = np.asarray(linearize(system, model.initial_conditions,
+                                 model.constants).A, float)
+    assert np.abs(A - A_ref).max() <= 1e-9 * np.abs(A_ref).max()
 
 
 def test_joint_friction_equals_formed_equations():
