@@ -67,7 +67,8 @@ __all__ = ['andrews_squeezer', 'andrews_published_equations',
            'bicycle_linearized_eigenvalues', 'bicycle_rhs',
            'check_bicycle_eigenvalues',
            'planar_chain', 'pin_chain', 'absolute_chain', 'closed_chain',
-           'n_four_bar', 'n_four_bar_reference', 'MEIJAARD_EIGENVALUES_5MS', 'MEIJAARD_WEAVE_SPEED',
+           'n_four_bar', 'n_four_bar_reference',
+           'MEIJAARD_EIGENVALUES_5MS', 'MEIJAARD_WEAVE_SPEED',
            'MEIJAARD_CAPSIZE_SPEED']
 
 _t = me.dynamicsymbols._t

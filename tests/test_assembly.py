@@ -137,7 +137,8 @@ def _scipy_reference(system, constants, initial, t_end, t_eval, rtol):
     # the 20-link chain whips its last links at 25 rad/s and is chaotic:
     # two integrations at rtol 1e-13 differ by 2e-9 (SciPy 1.16) to 2e-8
     # (SciPy 1.12) after 1 s, by 1e-10 to 2e-10 after 0.5 s
-    (lambda: absolute_chain(20, seed=1), 1e-13, 0.5)], ids=['pin8', 'absolute20'])
+    (lambda: absolute_chain(20, seed=1), 1e-13, 0.5)],
+    ids=['pin8', 'absolute20'])
 def test_trajectory_equals_formed_equations(build, rtol, t_end, backend):
     """q and u equal those of SymPy's formed equations integrated by
     SciPy to 1e-8 (the two integrations differ by less than 1e-9 at the
