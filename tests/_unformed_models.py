@@ -1,6 +1,7 @@
 """Builders of ``System`` models whose equations are NOT formed (issue
 38), shared by the tests (``tests/test_assembly.py``,
-``tests/test_partitioning.py``) and the benchmarks (``benchmarks/models.py`` re-exports them for
+``tests/test_partitioning.py``) and the benchmarks
+(``benchmarks/models.py`` re-exports them for
 ``benchmarks/bench_large_models.py`` and ``benchmarks/bench_chain.py``).
 
 Every builder returns an :class:`UnformedModel`: the ``System`` (never
