@@ -71,9 +71,9 @@ def pin_chain(n, *, spatial=False, seed=None, angle=0.3):
     turning relative to its parent (the way SymPy's joints tutorial writes
     it), under gravity ``g`` along ``-N.y``.
 
-    Without ``seed``: uniform links of length ``l_i = 1/n`` m and mass
-    ``m_i = 1/n`` kg (moment of inertia ``m_i l_i^2/12`` about the joint
-    axis), released at rest straight at ``angle`` from the vertical (the
+    Without ``seed``: uniform links of length ``l = 1/n`` m and mass
+    ``m = 1/n`` kg (moment of inertia ``m l^2/12`` about the joint axis;
+    one symbol each for all links), released at rest straight at ``angle`` from the vertical (the
     first relative angle ``angle``, the others 0). With ``seed``: random
     lengths, masses and principal moments, a torsional spring-damper
     (``k``, ``c``) in every joint and a random initial state; ``spatial``
@@ -82,7 +82,10 @@ def pin_chain(n, *, spatial=False, seed=None, angle=0.3):
     q = me.dynamicsymbols(f'q1:{n + 1}')
     u = me.dynamicsymbols(f'u1:{n + 1}')
     g, k, c = sm.symbols('g k c')
-    ls, ms = sm.symbols(f'l1:{n + 1}'), sm.symbols(f'm1:{n + 1}')
+    if rng is None:     # one length and one mass, as benchmarks/ measured
+        ls, ms = [sm.Symbol('l')] * n, [sm.Symbol('m')] * n
+    else:
+        ls, ms = sm.symbols(f'l1:{n + 1}'), sm.symbols(f'm1:{n + 1}')
     ground = me.RigidBody('ground')
     system = me.System.from_newtonian(ground)
     constants = {g: 9.81}
