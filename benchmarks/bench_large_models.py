@@ -114,7 +114,8 @@ def first_result_table(args):
         formed = not args.skip_formed and (name != 'pin'
                                             or n <= args.formed_max_pin)
         if formed:
-            form, _ = form_eoms_alone(BUILDERS[name], n)
+            form, copy = form_eoms_alone(BUILDERS[name], n)
+            prepared[f'{name} formed'] = (copy, form)
             line += f' {form:10.2f} {form / cpu:7.1f}'
         else:
             line += f' {"-":>10s} {"-":>7s}'
@@ -130,7 +131,7 @@ def warm_table(args, prepared):
             for name in ('pin', 'absolute')]
     formed_seconds = None
     if not args.skip_formed:
-        form, model = form_eoms_alone(models.absolute_chain, args.n)
+        model, form = prepared['absolute formed']
         sim = Simulation(model.system)
         sim.run((0.0, 0.1), model.initial_conditions, model.constants)
         formed_seconds, per_eval = warm(sim, model, args.span, args.repeat)
