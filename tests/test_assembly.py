@@ -516,3 +516,25 @@ def test_state_feedback_equals_formed_equations(form):
     zero = simulate(system, (0, 1), model.initial_conditions,
                     model.constants, **{**options, 'specified': {T: 0.0}})
     assert np.abs(zero.y - unformed.y).max() > 1e-3
+
+
+def test_tests_and_benchmarks_build_the_same_models():
+    """One builder for each unformed model: benchmarks/models.py hands out
+    those of tests/_unformed_models.py (the chains were written three
+    times before, twice in the benchmarks and once here), and its formed
+    planar_chain is that module's closed_chain with form_eoms() called."""
+    import importlib.util
+    import pathlib
+    import _unformed_models
+    path = pathlib.Path(__file__).parents[1] / 'benchmarks' / 'models.py'
+    spec = importlib.util.spec_from_file_location('_bench_models', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ('pin_chain', 'absolute_chain', 'closed_chain',
+                 'n_four_bar', 'n_four_bar_reference'):
+        assert getattr(module, name) is getattr(_unformed_models, name)
+    formed = module.planar_chain(3)
+    chain = closed_chain(3)
+    assert formed.kane.q == chain.system.q
+    assert formed.constants == chain.constants
+    assert formed.initial_conditions == chain.initial_conditions
