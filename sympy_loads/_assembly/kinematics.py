@@ -79,12 +79,32 @@ def add_partials(target, extra):
 class Motion:
     """Rotation ``R`` (frames), velocity ``v``, partials ``V`` (dict of
     speed index -> 3-vector) and velocity-product acceleration ``a`` of a
-    frame (angular) or point (linear), in ``N`` components."""
+    frame (angular) or point (linear), in ``N`` components. A point's
+    also has its position ``x`` from the root of its tree (see
+    :func:`~sympy_loads._assembly.tree.point_parents`) and the
+    :class:`Twist` ``T[j]`` its partial velocity ``V[j]`` lies on, where
+    known."""
 
-    __slots__ = ('R', 'v', 'V', 'a')
+    __slots__ = ('R', 'v', 'V', 'a', 'x', 'T')
 
-    def __init__(self, R, v, V, a):
+    def __init__(self, R, v, V, a, x=None, T=None):
         self.R, self.v, self.V, self.a = R, v, V, a
+        self.x, self.T = x, T if T is not None else {}
+
+
+class Twist:
+    r"""A rigid velocity field ``v(x) = c + omega x x`` (``omega`` None
+    for a translation): the partial velocities, for one speed, of every
+    point that moves rigidly with a joint's child as that speed varies
+    [Featherstone2008]_. Points on one twist have positions ``x`` from
+    the same root. The mass matrix sums the bodies on a pair of twists
+    through their composite inertia
+    (:mod:`sympy_loads._assembly.equations`)."""
+
+    __slots__ = ('omega', 'c')
+
+    def __init__(self, omega, c):
+        self.omega, self.c = omega, c
 
 
 class TreeKinematics:
@@ -108,6 +128,10 @@ class TreeKinematics:
         self._frames = {frame: Motion(self._rotations[frame], zero, {},
                                       zero)}
         self._points = {}
+        # twists made once: (anchor point, speed, id(omega)) -> Twist, and
+        # the translations (speed, c) -> Twist (see translation())
+        self._anchored = {}
+        self._translations = {}
 
     # -- helpers -----------------------------------------------------------
     def _partials(self, measure):
@@ -202,12 +226,23 @@ class TreeKinematics:
 
     def _point_step(self, point):
         parent = self._point_parent[point]
-        if parent is None or velocity_is_given(point, self.frame):
-            return self._given_velocity(point)
+        if parent is None:
+            motion = self._given_velocity(point)
+            motion.x = [_ZERO] * 3
+            return motion
         base = self._points[parent]
+        measures = self._measures(point.pos_from(parent),
+                                  f'the position of {point}')
+        x = list(base.x)
+        for R, m, _ in measures:
+            x = add(x, mat_vec(R, m))
+        if velocity_is_given(point, self.frame):
+            motion = self._given_velocity(point)
+            motion.x = x
+            return motion
         v, V, a = list(base.v), dict(base.V), list(base.a)
-        for R, m, X in self._measures(point.pos_from(parent),
-                                      f'the position of {point}'):
+        sliding = set()
+        for R, m, X in measures:
             motion = self.frame_motion(X)
             r = mat_vec(R, m)
             md = [self._rate(e) for e in m]
@@ -216,6 +251,7 @@ class TreeKinematics:
             v = add(v, add(Rmd, cross(motion.v, r)))
             partial = {j: mat_vec(R, d) for j, d in
                        self._partials(md).items()}
+            sliding |= set(partial)
             add_partials(partial, {j: cross(W, r) for j, W in
                                    motion.V.items()})
             add_partials(V, partial)
@@ -223,7 +259,49 @@ class TreeKinematics:
                                                                  Rmd))),
                            add(cross(motion.a, r),
                                cross(motion.v, cross(motion.v, r)))))
-        return Motion(None, v, V, a)
+        T = (dict(base.T) if not measures else
+             self._twists(parent, base, measures, V, sliding))
+        return Motion(None, v, V, a, x, T)
+
+    def _twists(self, parent, base, measures, V, sliding):
+        """The :class:`Twist` of each partial velocity ``V[j]`` of a point
+        located from ``parent`` (motion ``base``) by ``measures``: the
+        point moves rigidly with the frames of its position for speed
+        ``j`` when they all turn with the same partial angular velocity
+        (the same object, or none) and the position's measures do not
+        depend on ``u_j`` (``sliding``). It is then on its parent's twist
+        when that turns with the same ``omega``, or else on a twist
+        anchored at its parent."""
+        out = {}
+        for j in V:
+            if j in sliding:
+                continue
+            omegas = [self.frame_motion(X).V.get(j) for _, _, X in measures]
+            omega = omegas[0]
+            if any(w is not omega for w in omegas):
+                continue
+            known = base.T.get(j)
+            if known is not None and known.omega is omega:
+                out[j] = known
+                continue
+            key = (parent, j, id(omega))
+            if key not in self._anchored:
+                c = base.V.get(j, [_ZERO] * 3)
+                if omega is None:
+                    self._anchored[key] = self.translation(j, c)
+                else:
+                    self._anchored[key] = Twist(omega, add(
+                        c, scale(-1, cross(omega, base.x))))
+            out[j] = self._anchored[key]
+        return out
+
+    def translation(self, j, c):
+        """The translation :class:`Twist` of speed ``j`` with velocity
+        ``c``, one object for equal ``c``."""
+        key = (j, tuple(c))
+        if key not in self._translations:
+            self._translations[key] = Twist(None, list(c))
+        return self._translations[key]
 
     def _given_velocity(self, point):
         zero = [_ZERO] * 3

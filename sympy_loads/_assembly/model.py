@@ -17,6 +17,17 @@ def _no_symbolic_inverse(B_dep, B_ind):
     return sm.zeros(B_dep.cols, B_ind.cols)
 
 
+def _kinematics_solver(A, b):
+    """The ``kd_eqs_solver`` given to ``KanesMethod``: ``A^-1 b`` for the
+    coefficients ``A`` of ``q'`` in the kinematic equations. A diagonal
+    ``A`` (``q' = u``, as joints write them) is divided out, row by row;
+    SymPy's symbolic LU of a 40 x 40 identity takes seconds. Any other
+    ``A`` goes to that LU."""
+    if A.is_diagonal():
+        return sm.Matrix(b.rows, b.cols, lambda i, j: b[i, j] / A[i, i])
+    return A.LUsolve(b)
+
+
 class UnformedKanesMethod(KanesMethod):
     """A ``KanesMethod`` made from a ``System`` without forming its
     equations: it holds the coordinates, speeds, kinematic differential
@@ -73,7 +84,7 @@ def unformed_kanes_method(system):
         configuration_constraints=list(system.holonomic_constraints),
         velocity_constraints=list(system.velocity_constraints),
         forcelist=list(loads) or None, bodies=list(system.bodies),
-        explicit_kinematics=False,
+        explicit_kinematics=False, kd_eqs_solver=_kinematics_solver,
         constraint_solver=_no_symbolic_inverse)
     _MODELS[system] = (fingerprint, kane)
     return kane

@@ -43,6 +43,7 @@ import numpy as np
 import sympy as sm
 
 from .._utils import _placeholder_map, _zero_indicator, euclidean_norm
+from .dag_llvm import GraphFunction, UnsupportedNode
 
 __all__ = []
 
@@ -137,8 +138,9 @@ class GeneratedFunction:
     """
 
     def __init__(self, inputs, outputs, backend, name='function',
-                 compiled=None, opt_level=None):
+                 compiled=None, opt_level=None, graph=False):
         self.opt_level = opt_level
+        self.graph = graph
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.backend = backend
@@ -196,6 +198,15 @@ class GeneratedFunction:
             raise CodegenError(
                 f'{self.name}: SymEngine cannot compile the functions '
                 f'{sorted(map(str, unknown))}.')
+        if self.graph:
+            try:
+                self._lambdify = GraphFunction.of(
+                    inputs, outputs, 2 if self.opt_level is None else
+                    int(self.opt_level))
+                self._take_address()
+                return
+            except UnsupportedNode:
+                pass       # SymEngine compiles what the graph cannot
         options = ({} if self.opt_level is None else
                    {'opt_level': int(self.opt_level)})
         try:
@@ -328,7 +339,10 @@ class GeneratedFunction:
         # it is loaded as it is (no compilation, bit-identical results),
         # elsewhere the expressions are compiled again.
         code = None
-        if self.backend == 'llvm' and host_fingerprint() is not None:
+        if isinstance(getattr(self, '_lambdify', None), GraphFunction):
+            # its IR text, compiled again where unpickled (any processor)
+            code = ('graph', pickle.dumps(self._lambdify))
+        elif self.backend == 'llvm' and host_fingerprint() is not None:
             try:
                 code = (host_fingerprint(), pickle.dumps(self._lambdify))
             except Exception:      # a SymEngine that cannot serialize it
@@ -342,13 +356,15 @@ class GeneratedFunction:
 def _unpickle_function(inputs, outputs, backend, name, code=None):
     """The :class:`GeneratedFunction` of a pickle (see its ``__reduce__``);
     machine code that fails its check is compiled again."""
-    if code is not None and code[0] == host_fingerprint():
+    if code is not None and code[0] in ('graph', host_fingerprint()):
         try:
             return GeneratedFunction(inputs, outputs, backend, name,
                                      compiled=pickle.loads(code[1]))
         except MiscompiledError:
             pass
-    return GeneratedFunction(inputs, outputs, backend, name)
+    graph = code is not None and code[0] == 'graph'
+    return GeneratedFunction(inputs, outputs, backend, name,
+                             opt_level=0 if graph else None, graph=graph)
 
 
 def _fractional_power_cause(power, values, shown):
@@ -494,10 +510,11 @@ def _as_sympy(expr):
     return sm.sympify(expr)
 
 
-def generate(inputs, outputs, backend, name='function', opt_level=None):
+def generate(inputs, outputs, backend, name='function', opt_level=None,
+             graph=False):
     """A :class:`GeneratedFunction`; ``backend='llvm'`` falls back to
     nothing: it raises :class:`CodegenError` when SymEngine cannot compile
     the expressions, :class:`MiscompiledError` when the compiled code fails
     its check (the caller decides whether NumPy may serve)."""
     return GeneratedFunction(inputs, outputs, backend, name,
-                             opt_level=opt_level)
+                             opt_level=opt_level, graph=graph)

@@ -377,11 +377,13 @@ class NumericModel:
         inputs = self.inputs()
         functions = {}
         for name, outputs in self._outputs_of.items():
-            # assembled equations (an unformed System) are large: LLVM's
-            # level 0 compiles them several times faster
-            level = 0 if self.assembled and name == 'eom' else None
+            # assembled equations (an unformed System) are a large shared
+            # graph: compiled node by node (_numeric.dag_llvm), at LLVM's
+            # level 0, several times faster to compile
+            graph = self.assembled and name == 'eom'
             functions[name] = generate(inputs, outputs, kind, name,
-                                       opt_level=level)
+                                       opt_level=0 if graph else None,
+                                       graph=graph)
         self.functions = functions
         self.fn = self._addresses()
 
