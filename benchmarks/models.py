@@ -17,7 +17,11 @@ descriptions; the check functions compare them with published numbers.
   constraints; :func:`check_bicycle_eigenvalues` checks the eigenvalues of its
   linearization against the published ones.
 - :func:`planar_chain`: an n-link planar pendulum chain whose tip is held on
-  a horizontal line (one holonomic constraint).
+  a horizontal line (one holonomic constraint), formed.
+- re-exported from ``tests/_unformed_models.py`` (Systems whose equations
+  are not formed, shared with the tests): :func:`pin_chain`,
+  :func:`absolute_chain`, :func:`closed_chain`, :func:`n_four_bar` (IFToMM
+  A02) and :func:`n_four_bar_reference`.
 
 References
 ==========
@@ -40,9 +44,21 @@ References
 import time
 import types
 
+import os
+import sys
+
 import numpy as np
 import sympy as sm
 import sympy.physics.mechanics as me
+
+# The Systems whose equations are not formed (chains, the IFToMM A02
+# N-four-bar) are built once, in tests/_unformed_models.py, for the tests
+# and the benchmarks alike.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                os.pardir, 'tests'))
+from _unformed_models import (  # noqa: E402,F401
+    absolute_chain, closed_chain, n_four_bar, n_four_bar_reference,
+    pin_chain)
 
 __all__ = ['andrews_squeezer', 'andrews_published_equations',
            'check_andrews_against_published', 'andrews_textbook',
@@ -50,7 +66,9 @@ __all__ = ['andrews_squeezer', 'andrews_published_equations',
            'whipple_bicycle', 'bicycle_initial_conditions',
            'bicycle_linearized_eigenvalues', 'bicycle_rhs',
            'check_bicycle_eigenvalues',
-           'planar_chain', 'MEIJAARD_EIGENVALUES_5MS', 'MEIJAARD_WEAVE_SPEED',
+           'planar_chain', 'pin_chain', 'absolute_chain', 'closed_chain',
+           'n_four_bar', 'n_four_bar_reference',
+           'MEIJAARD_EIGENVALUES_5MS', 'MEIJAARD_WEAVE_SPEED',
            'MEIJAARD_CAPSIZE_SPEED']
 
 _t = me.dynamicsymbols._t
@@ -500,20 +518,20 @@ from sympy_loads.examples._whipple import (  # noqa: E402,F401
 # Planar pendulum chain with its tip on a horizontal line
 # ---------------------------------------------------------------------------
 
-def planar_chain(n, total_length=1.0, total_mass=1.0, gravity=9.81,
-                 angle=0.6):
-    r"""An ``n``-link planar pendulum chain whose tip slides on a line.
+def planar_chain(n, angle=0.6):
+    r"""An ``n``-link planar pendulum chain whose tip slides on a line,
+    with its equations formed (``System.form_eoms()``, timed).
 
     Explanation
     ===========
 
-    ``n`` uniform links (length ``l``, mass ``m``, central moment of
-    inertia ``I`` about ``z``) hang from a fixed pivot ``O`` under gravity
-    ``g`` (along ``-N.y``), connected by pin joints. The coordinates are
-    the absolute angles ``q1 ... qn`` of the links from the downward
-    vertical (link ``i`` points along ``sin(qi) N.x - cos(qi) N.y``), the
-    speeds ``ui = qi'``. The tip of the last link is held, without friction,
-    on the horizontal line ``y = -h``::
+    The model is :func:`closed_chain` of ``tests/_unformed_models.py``
+    (the one builder the tests and benchmarks share): ``n`` uniform links
+    (total length 1 m, mass 1 kg) hang from a fixed pivot ``O`` under
+    gravity ``g`` (along ``-N.y``), connected by pin joints; the
+    coordinates are the absolute angles ``q1 ... qn`` of the links from
+    the downward vertical, the speeds ``ui = qi'``. The tip of the last
+    link is held, without friction, on the horizontal line ``y = -h``::
 
         O
         |\ q1
@@ -521,13 +539,9 @@ def planar_chain(n, total_length=1.0, total_mass=1.0, gravity=9.81,
         ...  \___ qn
         -----------*----------  y = -h
 
-    ``qn`` and ``un`` are dependent; the velocity constraint is the time
-    derivative of the holonomic one, ``l sum(sin(qi) ui) = 0``.
-
-    The numbers are ``l = total_length/n``, ``m = total_mass/n``, ``I = m
-    l^2/12``. The initial configuration is the straight chain at ``angle``
-    from the vertical (all ``qi = angle``), which fixes ``h = n l
-    cos(angle)`` (so it is consistent); the initial speeds are zero.
+    ``qn`` and ``un`` are dependent. The initial configuration is the
+    straight chain at ``angle`` from the vertical (which fixes ``h = n l
+    cos(angle)``), at rest.
 
     The model's partition is singular where the last link is vertical
     (``sin qn = 0``), and the released chain whips its last link towards
@@ -536,134 +550,24 @@ def planar_chain(n, total_length=1.0, total_mass=1.0, gravity=9.81,
     0.46, 0.34 and 0.27 s for n = 4, 8, 16, 24 and 32 (total length 1 m).
     ``simulate()`` changes the partition there (``result.partitions``) and
     runs on; the benchmarks use 0.2 s, which the model's partition serves
-    throughout, so that they time the same work as before that change.
+    throughout.
 
     Returns
     =======
 
     types.SimpleNamespace
-        ``kane``, ``constants``, ``initial_conditions``, ``n``,
-        ``configuration_constraints``, ``velocity_constraints``,
-        ``timings`` (``'kanes_equations'``: seconds).
+        ``kane`` (the formed ``KanesMethod``), ``system``, ``constants``,
+        ``initial_conditions``, ``n``, ``timings`` (``'kanes_equations'``:
+        the seconds of ``form_eoms()``).
     """
     if n < 2:
         raise ValueError('planar_chain needs n >= 2 links.')
-    q = me.dynamicsymbols(f'q1:{n + 1}')
-    u = me.dynamicsymbols(f'u1:{n + 1}')
-    l, m, I, g, h = sm.symbols('l m I g h')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    bodies, loads = [], []
-    joint = O
-    for i in range(n):
-        frame = me.ReferenceFrame(f'L{i + 1}')
-        frame.orient_axis(N, N.z, q[i])
-        frame.set_ang_vel(N, u[i]*N.z)
-        # frame.x along the link's axis direction (sin qi, -cos qi) is -frame.y
-        centre = joint.locatenew(f'G{i + 1}', -l/2*frame.y)
-        centre.v2pt_theory(joint, N, frame)
-        end = joint.locatenew(f'P{i + 1}', -l*frame.y)
-        end.v2pt_theory(joint, N, frame)
-        bodies.append(me.RigidBody(f'link{i + 1}', centre, frame, m,
-                                   (me.inertia(frame, 0, 0, I), centre)))
-        loads.append(me.Force(centre, -m*g*N.y))
-        joint = end
-    holonomic = [joint.pos_from(O).dot(N.y) + h]
-    velocity = [_rates_to_speeds(holonomic[0].diff(_t), q, u)]
-    kane = me.KanesMethod(
-        N, q_ind=q[:-1], u_ind=u[:-1],
-        kd_eqs=[qi.diff(_t) - ui for qi, ui in zip(q, u)],
-        q_dependent=q[-1:], configuration_constraints=holonomic,
-        u_dependent=u[-1:], velocity_constraints=velocity)
+    model = closed_chain(n, angle)
     start = time.perf_counter()
-    kane.kanes_equations(bodies, loads)
-    kanes_seconds = time.perf_counter() - start
-
-    q0 = [float(angle)]*n
-    length = total_length/n
-    mass = total_mass/n
-    constants = {l: length, m: mass, I: mass*length**2/12, g: gravity,
-                 h: length*float(np.sum(np.cos(q0)))}
-    ic = {qi: value for qi, value in zip(q, q0)}
-    ic.update({ui: 0.0 for ui in u})
+    model.system.form_eoms()
+    seconds = time.perf_counter() - start
     return types.SimpleNamespace(
-        kane=kane, constants=constants, initial_conditions=ic, n=n,
-        configuration_constraints=holonomic, velocity_constraints=velocity,
-        bodies=bodies, loads=loads,
-        timings={'kanes_equations': kanes_seconds})
-
-
-# ---------------------------------------------------------------------------
-# Unformed Systems (issue 38): chains of PinJoints and of absolute angles
-# ---------------------------------------------------------------------------
-
-def pin_chain_system(n, total_length=1.0, total_mass=1.0, gravity=9.81,
-                     angle=0.3):
-    """An ``n``-link planar pendulum chain written as SymPy's joints
-    tutorial writes it: a ``System`` of ``RigidBody`` links joined by
-    ``PinJoint``s (each angle relative to the parent link), under gravity;
-    uniform links of length ``l = total_length/n``, mass ``m =
-    total_mass/n``. Its equations are NOT formed. Returns ``system``,
-    ``constants``, ``initial_conditions`` (the chain straight at ``angle``
-    from the vertical: the first relative angle ``angle``, the others 0;
-    at rest)."""
-    q = me.dynamicsymbols(f'q1:{n + 1}')
-    u = me.dynamicsymbols(f'u1:{n + 1}')
-    l, m, g = sm.symbols('l m g')
-    ground = me.RigidBody('ground')
-    system = me.System.from_newtonian(ground)
-    parent = ground
-    for i in range(n):
-        A = me.ReferenceFrame(f'A{i + 1}')
-        G = me.Point(f'G{i + 1}')
-        body = me.RigidBody(f'link{i + 1}', masscenter=G, frame=A, mass=m,
-                            inertia=(me.inertia(A, 0, 0, m*l**2/12), G))
-        system.add_joints(me.PinJoint(
-            f'J{i + 1}', parent, body, coordinates=q[i], speeds=u[i],
-            parent_point=(-l/2*parent.frame.y if i else 0*parent.frame.y),
-            child_point=l/2*A.y, joint_axis=parent.frame.z))
-        parent = body
-    system.apply_uniform_gravity(-g*ground.frame.y)
-    constants = {l: total_length/n, m: total_mass/n, g: gravity}
-    initial = {qi: (angle if i == 0 else 0.0) for i, qi in enumerate(q)}
-    initial.update({ui: 0.0 for ui in u})
-    return types.SimpleNamespace(system=system, constants=constants,
-                                 initial_conditions=initial, n=n)
-
-
-def absolute_chain_system(n, total_length=1.0, total_mass=1.0,
-                          gravity=9.81, angle=0.3):
-    """The chain of :func:`pin_chain_system` written with absolute angles
-    (each link's frame oriented in the ground frame, velocities by
-    ``v2pt_theory``), as a ``System`` of coordinates, speeds, bodies and
-    loads; not formed. The same motion as :func:`pin_chain_system` with
-    ``q_abs,i = q_1 + ... + q_i``."""
-    q = me.dynamicsymbols(f'q1:{n + 1}')
-    u = me.dynamicsymbols(f'u1:{n + 1}')
-    l, m, g = sm.symbols('l m g')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    system = me.System(N, O)
-    system.add_coordinates(*q)
-    system.add_speeds(*u)
-    system.add_kdes(*[qi.diff(_t) - ui for qi, ui in zip(q, u)])
-    joint = O
-    for i in range(n):
-        A = me.ReferenceFrame(f'L{i + 1}')
-        A.orient_axis(N, N.z, q[i])
-        A.set_ang_vel(N, u[i]*N.z)
-        G = joint.locatenew(f'G{i + 1}', -l/2*A.y)
-        G.v2pt_theory(joint, N, A)
-        end = joint.locatenew(f'P{i + 1}', -l*A.y)
-        end.v2pt_theory(joint, N, A)
-        system.add_bodies(me.RigidBody(f'link{i + 1}', G, A, m,
-                                       (me.inertia(A, 0, 0, m*l**2/12), G)))
-        system.add_loads(me.Force(G, -m*g*N.y))
-        joint = end
-    constants = {l: total_length/n, m: total_mass/n, g: gravity}
-    initial = {qi: angle for qi in q}
-    initial.update({ui: 0.0 for ui in u})
-    return types.SimpleNamespace(system=system, constants=constants,
-                                 initial_conditions=initial, n=n)
+        kane=model.system.eom_method, system=model.system,
+        constants=model.constants,
+        initial_conditions=model.initial_conditions, n=n,
+        timings={'kanes_equations': seconds})

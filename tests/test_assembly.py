@@ -19,90 +19,15 @@ from scipy.integrate import solve_ivp
 from sympy_loads import Simulation, simulate
 from sympy_loads._numeric import eom_blocks
 
+from _unformed_models import (absolute_chain, closed_chain, pin_chain,
+                              sled)
+
 TIME = me.dynamicsymbols._t
 
 
-def pin_chain(n, spatial=False, seed=0):
-    """A chain of ``n`` rigid links joined by SymPy ``PinJoint``s (the way
-    SymPy's joints tutorial writes it), each turning relative to its
-    parent, under gravity, with a torsional spring-damper in each joint;
-    spatial: the joint axes cycle through the parent's x, y and z."""
-    rng = np.random.default_rng(seed)
-    q = me.dynamicsymbols(f'q1:{n + 1}')
-    u = me.dynamicsymbols(f'u1:{n + 1}')
-    g = sm.Symbol('g')
-    ls = sm.symbols(f'l1:{n + 1}')
-    ms = sm.symbols(f'm1:{n + 1}')
-    k, c = sm.symbols('k c')
-    ground = me.RigidBody('ground')
-    system = me.System.from_newtonian(ground)
-    parent = ground
-    constants = {g: 9.81, k: 2.0, c: 0.1}
-    for i in range(n):
-        A = me.ReferenceFrame(f'A{i + 1}')
-        G = me.Point(f'G{i + 1}')
-        moments = rng.uniform(0.02, 0.1, 3)
-        body = me.RigidBody(f'b{i + 1}', masscenter=G, frame=A, mass=ms[i],
-                            inertia=(me.inertia(A, *moments), G))
-        axis = ([parent.frame.x, parent.frame.y, parent.frame.z][i % 3]
-                if spatial else parent.frame.z)
-        joint = me.PinJoint(
-            f'J{i + 1}', parent, body, coordinates=q[i], speeds=u[i],
-            parent_point=(-ls[i - 1] / 2 * parent.frame.y if i
-                          else 0 * parent.frame.y),
-            child_point=ls[i] / 2 * A.y, joint_axis=axis)
-        system.add_joints(joint)
-        system.add_actuators(me.TorqueActuator(
-            -k * q[i] - c * u[i], axis, body, parent))
-        constants[ls[i]] = float(rng.uniform(0.3, 0.8))
-        constants[ms[i]] = float(rng.uniform(0.5, 2.0))
-        parent = body
-    system.apply_uniform_gravity(-g * ground.frame.y)
-    initial = {s: float(rng.uniform(-0.6, 0.6)) for s in q}
-    initial.update({s: float(rng.uniform(-1.0, 1.0)) for s in u})
-    return system, constants, initial
-
-
-def absolute_chain(n, particles=False, seed=1):
-    """A planar chain of ``n`` links written with absolute angles (each
-    link's frame oriented in the ground frame, its points located from the
-    previous joint and their velocities by ``v2pt_theory``), as a
-    ``System`` built from coordinates, speeds, bodies and loads."""
-    rng = np.random.default_rng(seed)
-    q = me.dynamicsymbols(f'q1:{n + 1}')
-    u = me.dynamicsymbols(f'u1:{n + 1}')
-    g, l, m = sm.symbols('g l m')
-    N = me.ReferenceFrame('N')
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    system = me.System(N, O)
-    system.add_coordinates(*q)
-    system.add_speeds(*u)
-    system.add_kdes(*[qi.diff() - ui for qi, ui in zip(q, u)])
-    joint = O
-    for i in range(n):
-        A = me.ReferenceFrame(f'L{i + 1}')
-        A.orient_axis(N, N.z, q[i])
-        A.set_ang_vel(N, u[i] * N.z)
-        end = joint.locatenew(f'P{i + 1}', -l * A.y)
-        end.v2pt_theory(joint, N, A)
-        if particles:
-            body = me.Particle(f'p{i + 1}', end, m)
-        else:
-            G = joint.locatenew(f'G{i + 1}', -l / 2 * A.y)
-            G.v2pt_theory(joint, N, A)
-            body = me.RigidBody(f'b{i + 1}', G, A, m,
-                                (me.inertia(A, 0, 0, m * l ** 2 / 12), G))
-        system.add_bodies(body)
-        system.add_loads(me.Force(body.masscenter, -m * g * N.y))
-        joint = end
-    constants = {g: 9.81, l: 1.0 / n, m: 1.0 / n}
-    # released at rest from a gentle random shape: a long chain of short
-    # links moving fast is chaotic, and integration errors of 1e-11 grow
-    # past the 1e-8 the trajectories are compared to within a second
-    initial = {s: float(rng.uniform(-0.3, 0.3)) for s in q}
-    initial.update({s: 0.0 for s in u})
-    return system, constants, initial
+def _parts(model):
+    """``(system, constants, initial_conditions)`` of an UnformedModel."""
+    return model.system, model.constants, model.initial_conditions
 
 
 def _numeric_m_f(sim, constants, state, rng):
@@ -140,15 +65,15 @@ def _no_symbolic_equations():
 
 
 @pytest.mark.parametrize('build', [
-    lambda: pin_chain(5),
-    lambda: pin_chain(4, spatial=True),
-    lambda: absolute_chain(6),
-    lambda: absolute_chain(5, particles=True)],
+    lambda: pin_chain(5, seed=0),
+    lambda: pin_chain(4, spatial=True, seed=0),
+    lambda: absolute_chain(6, seed=1),
+    lambda: absolute_chain(5, particles=True, seed=1)],
     ids=['pin-planar', 'pin-spatial', 'absolute-rigid', 'absolute-particle'])
 def test_assembled_equations_equal_kanes_method(build):
     """M and F generated for the unformed System equal SymPy's formed
     ones to 1e-12 at random states (relative to their size)."""
-    system, constants, _ = build()
+    system, constants, _ = _parts(build())
     patches = _no_symbolic_equations()
     for p in patches:
         p.start()
@@ -173,7 +98,7 @@ def test_unformed_system_simulates_without_symbolic_equations():
     """simulate() on an unformed System calls none of form_eoms,
     kanes_equations, _form_fr, _form_frstar, and the System stays
     unformed."""
-    system, constants, initial = pin_chain(3)
+    system, constants, initial = _parts(pin_chain(3, seed=0))
     patches = _no_symbolic_equations()
     for p in patches:
         p.start()
@@ -212,12 +137,13 @@ def _scipy_reference(system, constants, initial, t_end, t_eval, rtol):
     # the 20-link chain whips its last links at 25 rad/s and is chaotic:
     # two integrations at rtol 1e-13 differ by 2e-9 (SciPy 1.16) to 2e-8
     # (SciPy 1.12) after 1 s, by 1e-10 to 2e-10 after 0.5 s
-    (lambda: absolute_chain(20), 1e-13, 0.5)], ids=['pin8', 'absolute20'])
+    (lambda: absolute_chain(20, seed=1), 1e-13, 0.5)],
+    ids=['pin8', 'absolute20'])
 def test_trajectory_equals_formed_equations(build, rtol, t_end, backend):
     """q and u equal those of SymPy's formed equations integrated by
     SciPy to 1e-8 (the two integrations differ by less than 1e-9 at the
     tolerance and span used)."""
-    system, constants, initial = build()
+    system, constants, initial = _parts(build())
     t_eval = np.linspace(0, t_end, 6)
     result = simulate(system, (0, t_end), initial, constants,
                       t_eval=t_eval, rtol=rtol, atol=rtol / 10,
@@ -234,7 +160,7 @@ def test_formed_system_unchanged():
     """With form_eoms() called first the formed equations serve: the
     results equal those of the unformed path to the integrator's
     tolerance and the System keeps its KanesMethod."""
-    system, constants, initial = pin_chain(4, seed=7)
+    system, constants, initial = _parts(pin_chain(4, seed=7))
     unformed = simulate(system, (0, 0.5), initial, constants,
                         t_eval=[0.5], rtol=1e-11, atol=1e-12)
     system.form_eoms()
@@ -245,29 +171,12 @@ def test_formed_system_unchanged():
     assert np.abs(formed.y - unformed.y).max() <= 1e-8
 
 
-def closed_chain(n):
-    """:func:`absolute_chain` with the tip of its last link held on the
-    line ``y = -h`` (a holonomic constraint; the last angle and speed
-    dependent), released at rest from the straight chain at 0.6 rad."""
-    system, constants, _ = absolute_chain(n)
-    q, u = list(system.q), list(system.u)
-    h = sm.Symbol('h')
-    l = next(s for s in constants if s.name == 'l')
-    system.add_holonomic_constraints(h - l * sum(sm.cos(qi) for qi in q))
-    system.q_ind, system.q_dep = q[:-1], q[-1:]
-    system.u_ind, system.u_dep = u[:-1], u[-1:]
-    initial = {qi: 0.6 for qi in q}
-    initial.update({ui: 0.0 for ui in u})
-    constants[h] = constants[l] * n * float(np.cos(0.6))
-    return system, constants, initial
-
-
 @pytest.mark.parametrize('backend', ['compiled', 'numpy'])
 def test_closed_chain_equals_formed_equations(backend):
     """A closed 12-link chain (configuration and velocity constraints):
     the unformed System's trajectory equals the formed one's to 1e-8 at
     rtol 1e-11, and both keep the constraint."""
-    system, constants, initial = closed_chain(12)
+    system, constants, initial = _parts(closed_chain(12))
     t_eval = np.linspace(0, 0.3, 4)
     options = dict(t_eval=t_eval, rtol=1e-11, atol=1e-12, backend=backend)
     unformed = simulate(system, (0, 0.3), initial, constants, **options)
@@ -307,7 +216,7 @@ def test_linearize_equals_formed_equations():
     gives the A of the formed System to 1e-9 at the hanging equilibrium,
     and equilibrium() finds that equilibrium."""
     from sympy_loads import equilibrium, linearize
-    system, constants, _ = pin_chain(4, spatial=True, seed=2)
+    system, constants, _ = _parts(pin_chain(4, spatial=True, seed=2))
     point = {**{s: 0.0 for s in system.q}, **{s: 0.0 for s in system.u}}
     patches = _no_symbolic_equations()
     for p in patches:
@@ -331,7 +240,7 @@ def test_unformed_simulation_pickles_and_runs_studies():
     run) and simulate_many runs cases on it; the System stays unformed."""
     import pickle
     from sympy_loads import simulate_many
-    system, constants, initial = pin_chain(3, seed=4)
+    system, constants, initial = _parts(pin_chain(3, seed=4))
     sim = Simulation(system)
     copy = pickle.loads(pickle.dumps(sim))
     options = dict(t_eval=[0.5], rtol=1e-10, atol=1e-12)
@@ -347,44 +256,6 @@ def test_unformed_simulation_pickles_and_runs_studies():
     assert system.eom_method is None
 
 
-def sled_system(slip):
-    """A Chaplygin sled as a System (knife edge at (x, y) heading theta,
-    mass centre a ahead; the edge's lateral speed prescribed, zero or the
-    specified input s(t): a velocity constraint) tied to the origin by a
-    spring and a damper (the damper's force holds the coordinates'
-    rates); not formed."""
-    x, y, th = me.dynamicsymbols('x y theta')
-    ux, uy, w = me.dynamicsymbols('u_x u_y omega')
-    s = me.dynamicsymbols('s')
-    m, inertia, a, k, c, l0 = sm.symbols('m I a k c l0')
-    N = me.ReferenceFrame('N')
-    B = me.ReferenceFrame('B')
-    B.orient_axis(N, N.z, th)
-    B.set_ang_vel(N, w * N.z)
-    O = me.Point('O')
-    O.set_vel(N, 0)
-    P = O.locatenew('P', x * N.x + y * N.y)
-    P.set_vel(N, ux * N.x + uy * N.y)
-    G = P.locatenew('G', a * B.x)
-    G.v2pt_theory(P, N, B)
-    system = me.System(N, O)
-    system.add_coordinates(x, y, th)
-    system.add_speeds(ux, w)
-    system.add_speeds(uy, independent=False)
-    system.add_kdes(x.diff() - ux, y.diff() - uy, th.diff() - w)
-    system.add_nonholonomic_constraints(
-        -sm.sin(th) * ux + sm.cos(th) * uy - (s if slip else 0))
-    system.add_bodies(me.RigidBody('sled', G, B, m,
-                                   (me.inertia(B, 0, 0, inertia), G)))
-    path = me.LinearPathway(O, G)
-    system.add_actuators(me.LinearSpring(k, path, l0),
-                         me.LinearDamper(c, path))
-    constants = {m: 1.3, inertia: 0.12, a: 0.3, k: 4.0, c: 0.4, l0: 0.5}
-    initial = {x: 0.8, y: -0.2, th: 0.4, ux: 0.5, w: 1.5, uy: 0.0}
-    specified = {s: 0.2 * sm.sin(3 * TIME)} if slip else None
-    return system, constants, initial, specified
-
-
 @pytest.mark.parametrize('slip', [False, True], ids=['no-slip', 'slip'])
 def test_velocity_constraint_and_rates_equal_formed_equations(slip):
     """The sled (a velocity constraint; a damper whose force holds the
@@ -393,7 +264,9 @@ def test_velocity_constraint_and_rates_equal_formed_equations(slip):
     and formed trajectories agree to 1e-8 over 2 s at rtol 1e-11, on both
     back ends."""
     for backend in ('compiled', 'numpy'):
-        system, constants, initial, specified = sled_system(slip)
+        model = sled(slip)
+        system, constants, initial = _parts(model)
+        specified = model.specified
         options = dict(t_eval=np.linspace(0, 2, 5), rtol=1e-11, atol=1e-12,
                        specified=specified, backend=backend)
         unformed = simulate(system, (0, 2), initial, constants, **options)
@@ -410,7 +283,7 @@ def test_impacts_and_outputs_equal_formed_equations():
     of that point): unformed and formed runs agree to 1e-8, impact and
     output included."""
     from sympy_loads import Impact
-    system, constants, _ = pin_chain(2, seed=1)
+    system, constants, _ = _parts(pin_chain(2, seed=1))
     N, O = system.frame, system.fixed_point
     tip = system.bodies[-1].masscenter
     impact = Impact(tip, O.locatenew('W', 0.3 * N.x), -N.x, N,
@@ -430,3 +303,238 @@ def test_impacts_and_outputs_equal_formed_equations():
     assert np.abs(unformed.y - formed.y).max() <= 1e-8
     assert np.abs(unformed.outputs['height']
                   - formed.outputs['height']).max() <= 1e-8
+
+
+# ---------------------------------------------------------------------------
+# IFToMM A02, the N-four-bar; longer chains; a rolling disc; joint friction
+# and state feedback (issue 38's remaining trajectory checks)
+
+def _a02_start(model, phi0, omega0):
+    """Every rod at ``phi0`` from ``N.x`` (the horizontal rods horizontal:
+    ``psi_i = -phi0``), the first turning at ``omega0``."""
+    start = dict(model.initial_conditions)
+    for s in model.system.q:
+        start[s] = phi0 if s.name.startswith('theta') else -phi0
+    start[model.system.u[0]] = omega0
+    return start
+
+
+def test_n_four_bar_equals_formed_equations():
+    """IFToMM A02 with N = 10 (PinJoints closed by LoopJoints: 21
+    coordinates, 20 constraints). From the benchmark's start (rods
+    vertical, the tip B0 at 1 m/s) over 0.6 s, before every rod reaches
+    the ground line at 0.72 s (a singular configuration of the
+    mechanism, which the engine passes for N = 2 only), and swinging
+    about the hanging position (rods 0.5 rad off it, at rest) over 2 s:
+    the unformed System's q and u equal the formed equations' to 1e-8 at
+    rtol 1e-11, and every rod's angle follows the exact
+    one-degree-of-freedom motion to 1e-8."""
+    from _unformed_models import n_four_bar, n_four_bar_reference
+    model = n_four_bar(10)
+    system, constants = model.system, model.constants
+    cases = [(np.pi / 2, -1.0, 0.6), (-np.pi / 2 + 0.5, 0.0, 2.0)]
+    options = dict(rtol=1e-11, atol=1e-12)
+    unformed_sim = Simulation(system)
+    unformed = [unformed_sim.run((0, t_end), _a02_start(model, phi, w),
+                                 constants, t_eval=np.linspace(0, t_end, 5),
+                                 **options)
+                for phi, w, t_end in cases]
+    assert system.eom_method is None
+    system.form_eoms()
+    formed_sim = Simulation(system)
+    theta = [list(system.q).index(s) for s in model.extra["theta"]]
+    for (phi, w, t_end), a in zip(cases, unformed):
+        assert a.success and a.constraint_residual.max() <= 1e-10
+        b = formed_sim.run((0, t_end), _a02_start(model, phi, w), constants,
+                           t_eval=a.t, **options)
+        assert np.abs(a.y - b.y).max() <= 1e-8
+        reference = n_four_bar_reference(10, a.t, phi, w)
+        assert np.abs(a.q[:, theta] - reference[:, None]).max() <= 1e-8
+
+
+@pytest.mark.parametrize('n, backend', [(2, 'numpy'), (10, 'compiled')])
+def test_n_four_bar_passes_its_singular_positions_unformed(n, backend):
+    """IFToMM A02 on the unformed System for the benchmark's 10 s from its
+    start, through the horizontal positions where the whole Jacobian of
+    the constraints loses rank (the A02 run of tests/test_partitioning.py,
+    there N = 2 formed): the tip B0 of the first rod stays within 2e-5 m
+    of the exact one-degree-of-freedom motion, the reference A02 publishes
+    for N = 40 (its data file is not part of this repository; 4e-8 m at
+    N = 10, 3e-6 m at N = 2 measured)."""
+    from _unformed_models import n_four_bar, n_four_bar_reference
+    model = n_four_bar(n)
+    times = np.linspace(0.0, 10.0, 1001)
+    result = simulate(model.system, (0.0, 10.0), model.initial_conditions,
+                      model.constants, t_eval=times, rtol=1e-10, atol=1e-10,
+                      backend=backend)
+    assert result.success, result.message
+    assert model.system.eom_method is None
+    phi = n_four_bar_reference(n, times)
+    tip = np.column_stack([np.cos(result.q[:, 0]), np.sin(result.q[:, 0])])
+    reference = np.column_stack([np.cos(phi), np.sin(phi)])
+    assert np.max(np.linalg.norm(tip - reference, axis=1)) < 2e-5
+    assert np.min(np.abs(np.sin(phi))) < 0.05      # it passed them
+
+
+def test_n_four_bar_linearizes_and_rests_as_its_one_freedom_model():
+    """A02 with N = 3, unformed: equilibrium() finds the rods hanging
+    (theta_i = -pi/2, the horizontal rods horizontal), and linearize() at
+    a swing angle phi gives, in the independent state (theta0, omega0),
+    A = [[0, 1], [k sin(phi), 0]] of the exact one-degree-of-freedom
+    equation phi'' = -k cos(phi) (k = g ((N + 1)/2 + N)/((N + 1)/3 + N),
+    see n_four_bar_reference), to 1e-9; the System stays unformed."""
+    from sympy_loads import equilibrium, linearize
+    from _unformed_models import n_four_bar
+    model = n_four_bar(3)
+    system, constants = model.system, model.constants
+    guess = {s: (-1.4 if s.name.startswith('theta') else 1.4)
+             for s in system.q}
+    rest = equilibrium(system, guess, constants)
+    for s, value in rest.items():
+        expected = -np.pi / 2 if s.name.startswith('theta') else np.pi / 2
+        assert abs(value - expected) <= 1e-9
+    phi = -np.pi / 2 + 0.3
+    point = _a02_start(model, phi, 0.0)
+    A = np.asarray(linearize(system, point, constants).A, float)
+    k = 9.81 * (4 / 2 + 3) / (4 / 3 + 3)
+    assert np.abs(A - [[0, 1], [k * np.sin(phi), 0]]).max() <= 1e-9
+    assert system.eom_method is None
+
+
+def _cumulative(model):
+    """The absolute angles and rates of a planar PinJoint chain's links
+    (the relative angles summed)."""
+    return np.hstack([np.cumsum(model.q, axis=1), np.cumsum(model.u, axis=1)])
+
+
+def test_ten_link_pin_chain_equals_formed_absolute_chain():
+    """A 10-link PinJoint chain (uniform links, released straight at
+    0.3 rad), unformed: its links' absolute angles and rates equal those
+    of the same chain written with absolute angles, whose formed
+    equations (SymPy's mass_matrix_full, forcing_full) SciPy integrates,
+    to 1e-8 over 1 s at rtol 1e-11. Compiled back end only: the NumPy
+    back end's code for this chain takes some 90 s to generate (see the
+    tutorial's limits); the 8-link chain above runs on both."""
+    from _unformed_models import absolute_chain
+    pins = pin_chain(10)
+    t_eval = np.linspace(0, 1, 6)
+    result = simulate(pins.system, (0, 1), pins.initial_conditions,
+                      pins.constants, t_eval=t_eval, rtol=1e-11,
+                      atol=1e-12)
+    assert result.success and pins.system.eom_method is None
+    chain = absolute_chain(10)
+    chain.system.form_eoms()
+    reference = _scipy_reference(chain.system, chain.constants,
+                                 chain.initial_conditions, 1, t_eval, 1e-11)
+    assert np.abs(_cumulative(result) - reference).max() <= 1e-8
+
+
+@pytest.mark.parametrize('backend', ['compiled', 'numpy'])
+def test_rolling_disc_with_spring_equals_formed_equations(backend):
+    """A disc rolling without slipping (two nonholonomic constraints) tied
+    to a fixed point by a spring and a damper whose force holds the
+    coordinates' rates: unformed and formed trajectories agree to 1e-8
+    over 1.5 s at rtol 1e-11, the unformed one keeps rolling, and
+    linearize() gives the formed System's A to 1e-9 (relative) at the
+    start, spinning."""
+    from _unformed_models import rolling_disc
+    model = rolling_disc()
+    system = model.system
+    options = dict(t_eval=np.linspace(0, 1.5, 4), rtol=1e-11, atol=1e-12,
+                   backend=backend)
+    unformed = simulate(system, (0, 1.5), model.initial_conditions,
+                        model.constants, **options)
+    assert unformed.success and system.eom_method is None
+    assert unformed.velocity_residual.max() <= 1e-10
+    from sympy_loads import linearize
+    A = np.asarray(linearize(system, model.initial_conditions,
+                             model.constants).A, float)
+    system.form_eoms()
+    formed = simulate(system, (0, 1.5), model.initial_conditions,
+                      model.constants, **options)
+    assert np.abs(unformed.y - formed.y).max() <= 1e-8
+    A_ref = np.asarray(linearize(system, model.initial_conditions,
+                                 model.constants).A, float)
+    assert np.abs(A - A_ref).max() <= 1e-9 * np.abs(A_ref).max()
+
+
+def test_joint_friction_equals_formed_equations():
+    """Friction (JointFriction, regularized) in the first two pins of a
+    3-link PinJoint chain, resolved from the joint reactions by the
+    simulation (joint_friction=): the unformed and the formed System give
+    the same trajectory to 1e-8 over 0.5 s at rtol 1e-11."""
+    from sympy_loads import JointFriction
+    model = pin_chain(3, seed=5)
+    system = model.system
+    friction = [JointFriction(joint, coefficient=0.3, radius=0.05,
+                              regularization=0.1)
+                for joint in system.joints[:2]]
+    system.add_actuators(*friction)
+    options = dict(t_eval=np.linspace(0, 0.5, 5), rtol=1e-11, atol=1e-12,
+                   joint_friction=friction)
+    unformed = simulate(system, (0, 0.5), model.initial_conditions,
+                        model.constants, **options)
+    assert unformed.success and system.eom_method is None
+    system.form_eoms()
+    formed = simulate(system, (0, 0.5), model.initial_conditions,
+                      model.constants, **options)
+    assert np.abs(unformed.y - formed.y).max() <= 1e-8
+    # the friction acted: without it the chain moves otherwise
+    free = pin_chain(3, seed=5)
+    plain = simulate(free.system, (0, 0.5), free.initial_conditions,
+                     free.constants, t_eval=options['t_eval'], rtol=1e-11,
+                     atol=1e-12)
+    assert np.abs(plain.y - unformed.y).max() > 1e-4
+
+
+@pytest.mark.parametrize('form', ['callable', 'expression'])
+def test_state_feedback_equals_formed_equations(form):
+    """A torque T(t) on the first link of a 3-link PinJoint chain given as
+    state feedback, a callable f(t, q, u) or an expression of the state:
+    the unformed and the formed System give the same trajectory to 1e-8
+    over 1 s at rtol 1e-11, and the feedback acted."""
+    model = pin_chain(3, seed=6)
+    system = model.system
+    T = me.dynamicsymbols('T')
+    ground, link = system.bodies[0], system.bodies[1]
+    system.add_actuators(me.TorqueActuator(T, ground.frame.z, link, ground))
+    q1, u1 = system.q[0], system.u[0]
+    gains = np.array([4.0, 1.5])
+    law = ((lambda t, q, u: -gains[0] * q[0] - gains[1] * u[0])
+           if form == 'callable' else -gains[0] * q1 - gains[1] * u1)
+    options = dict(t_eval=np.linspace(0, 1, 5), rtol=1e-11, atol=1e-12,
+                   specified={T: law}, outputs={'T': T})
+    unformed = simulate(system, (0, 1), model.initial_conditions,
+                        model.constants, **options)
+    assert unformed.success and system.eom_method is None
+    expected = -gains[0] * unformed.q[:, 0] - gains[1] * unformed.u[:, 0]
+    assert np.abs(unformed.outputs['T'] - expected).max() <= 1e-12
+    system.form_eoms()
+    formed = simulate(system, (0, 1), model.initial_conditions,
+                      model.constants, **options)
+    assert np.abs(unformed.y - formed.y).max() <= 1e-8
+    zero = simulate(system, (0, 1), model.initial_conditions,
+                    model.constants, **{**options, 'specified': {T: 0.0}})
+    assert np.abs(zero.y - unformed.y).max() > 1e-3
+
+
+def test_tests_and_benchmarks_build_the_same_models():
+    """One builder for each unformed model: benchmarks/models.py hands out
+    those of tests/_unformed_models.py (the chains were written three
+    times before, twice in the benchmarks and once here), and its formed
+    planar_chain is that module's closed_chain with form_eoms() called."""
+    import importlib.util
+    import pathlib
+    import _unformed_models
+    path = pathlib.Path(__file__).parents[1] / 'benchmarks' / 'models.py'
+    spec = importlib.util.spec_from_file_location('_bench_models', path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    for name in ('pin_chain', 'absolute_chain', 'closed_chain',
+                 'n_four_bar', 'n_four_bar_reference'):
+        assert getattr(module, name) is getattr(_unformed_models, name)
+    formed = module.planar_chain(3)
+    chain = closed_chain(3)
+    assert formed.kane.q == chain.system.q
+    assert formed.constants == chain.constants
+    assert formed.initial_conditions == chain.initial_conditions

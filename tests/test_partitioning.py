@@ -22,12 +22,13 @@ import numpy as np
 import pytest
 import sympy as sm
 import sympy.physics.mechanics as me
-from scipy.integrate import solve_ivp
 from scipy.optimize import brentq
 
 from sympy_loads import (ConstraintSolverError, HolonomicConstraintSolver,
                          Impact, Simulation, SimulationError, simulate,
                          simulate_many)
+
+from _unformed_models import n_four_bar_reference
 
 _t = me.dynamicsymbols._t
 BACKENDS = ['compiled', 'numpy']
@@ -257,19 +258,6 @@ def n_four_bar(n):
     kane.kanes_equations(bodies, loads)
     return SimpleNamespace(kane=kane, q=q, u=u, n=n,
                            constants={L: 1.0, m: 1.0, g: 9.81})
-
-
-def n_four_bar_reference(n, times, phi0=np.pi/2, omega0=-1.0, g=9.81):
-    """The A02 angle ``phi(t)`` of every vertical rod, from the
-    one-degree-of-freedom equation: kinetic energy ``((n + 1)/3 + n)
-    phi'^2/2`` (rods turning about their pivots, bars translating) and
-    potential energy ``g ((n + 1)/2 + n) sin(phi)`` (L = m = 1)."""
-    k = g*((n + 1)/2 + n)/((n + 1)/3 + n)
-    solution = solve_ivp(lambda t, y: [y[1], -k*np.cos(y[0])],
-                         (times[0], times[-1]), [phi0, omega0],
-                         t_eval=times, method='DOP853', rtol=1e-13,
-                         atol=1e-13)
-    return solution.y[0]
 
 
 @pytest.fixture(scope='module')
