@@ -32,7 +32,8 @@ from sympy.physics.mechanics import Force, RigidBody, dynamicsymbols
 
 from .._numeric.codegen import to_symengine
 from .._utils import _as_loads
-from .kinematics import TreeKinematics, add, cross, dot, mat_vec
+from .kinematics import (RECORD, TreeKinematics, add, cross, dot,
+                         mat_vec, plus)
 
 __all__ = []
 
@@ -83,25 +84,45 @@ class Assembly:
         return points
 
     def equations(self, plain, zero):
-        """``(M, F)``: rows of ``M`` (lists) and ``F`` (list), SymEngine
-        expressions of the plain symbols ``plain``, with the functions of
-        time in ``zero`` set to zero."""
+        """``(M, F, sums)``: rows of ``M`` (lists) and ``F`` (list),
+        SymEngine expressions of the plain symbols ``plain``, with the
+        functions of time in ``zero`` set to zero, and the running sums
+        made on the way (``(a + b, a, b)``, see
+        :func:`~sympy_loads._assembly.kinematics.plus`), for the code
+        generator."""
+        RECORD.sums = []
+        try:
+            M, F = self._equations(plain, zero)
+            return M, F, RECORD.sums
+        finally:
+            RECORD.sums = None
+
+    def _equations(self, plain, zero):
         kinematics = self._kinematics(plain, zero)
         n = len(self.u)
-        forcing = [[] for _ in range(n)]
-        members = [self._body_terms(kinematics, body, forcing, plain)
+        members = [self._body_terms(kinematics, body, plain)
                    for body in self.bodies]
+        # what acts on the bodies: the inertia forces and torques of each
+        # body (-m a, -(I alpha + w x I w)) at its mass centre, and the
+        # loads; a torque (no point) enters directly
+        wrenches = [_Wrench(b.x, [-e for e in b.force],
+                            [-e for e in b.torque], b.twists, b.V, b.W)
+                    for b in members]
+        forcing = [[] for _ in range(n)]
         for load in self.loads:
             if isinstance(load, Force):
-                V = kinematics.point_motion(load.point).V
+                point = kinematics.point_motion(load.point)
                 vector = kinematics.vector(load.force, f'the force on '
                                            f'{load.point}')
-            else:
-                V = kinematics.frame_motion(load.frame).V
-                vector = kinematics.vector(load.torque, f'the torque on '
-                                           f'{load.frame}')
+                wrenches.append(_Wrench(point.x, vector, None, point.T,
+                                        point.V, {}))
+                continue
+            V = kinematics.frame_motion(load.frame).V
+            vector = kinematics.vector(load.torque, f'the torque on '
+                                       f'{load.frame}')
             for r, partial in V.items():
                 forcing[r].append(dot(partial, vector))
+        generalized_forces(wrenches, forcing)
         M = mass_matrix(members, n)
         F = [se.Add(*entry) for entry in forcing]
         return M, F
@@ -147,10 +168,10 @@ class Assembly:
 
         return TreeKinematics(self.frame, self._points(), local, rate, us)
 
-    def _body_terms(self, kinematics, body, forcing, plain):
-        """Add the inertia forces of ``body`` to ``forcing`` (``F -= m
-        V^T a + W^T (I alpha + w x I w)``) and return its
-        :class:`_Member` for the mass matrix."""
+    def _body_terms(self, kinematics, body, plain):
+        """The :class:`_Member` of ``body``: what the mass matrix needs,
+        and its inertia force ``m a`` and torque ``I alpha + w x I w``
+        (``N`` components) at ``u' = 0``."""
         m_sym = sm.sympify(body.mass)
         if m_sym.free_symbols & set(plain) or m_sym.has(
                 *[s for s in plain if isinstance(s, sm.Function)]):
@@ -159,10 +180,10 @@ class Assembly:
                              f'(call form_eoms() for this model).')
         m = to_symengine([m_sym])[0]
         point = kinematics.point_motion(body.masscenter)
-        for r, Vr in point.V.items():
-            forcing[r].append(-m * dot(Vr, point.a))
+        force = [m * e for e in point.a]
         if not isinstance(body, RigidBody):
-            return _Member(kinematics, m, point, None, None)
+            return _Member(kinematics, m, point, None, None, force,
+                           [_ZERO] * 3)
         rotation = kinematics.rotation(body.frame)
         motion = kinematics.frame_motion(body.frame)
         inertia = kinematics._local(
@@ -173,26 +194,27 @@ class Assembly:
         Iw = mat_vec(I, w)
         torque = mat_vec(rotation, [x + y for x, y in zip(
             mat_vec(I, alpha), cross(w, Iw))])
-        for r, Wr in motion.V.items():
-            forcing[r].append(-dot(Wr, torque))
         # the central inertia in N components, R I R^T
         RI = [mat_vec(I, row) for row in rotation]   # rows of R I (I sym.)
         inertia_n = [[dot(RI[i], rotation[k]) for k in range(3)]
                      for i in range(3)]
-        return _Member(kinematics, m, point, motion, inertia_n)
+        return _Member(kinematics, m, point, motion, inertia_n, force,
+                       torque)
 
 
 class _Member:
     """What the mass matrix needs of one body: its mass ``m``, position
     ``x``, partial velocities ``V`` and partial angular velocities ``W``
     (``N`` components), central inertia ``inertia`` in ``N`` components
-    (None for a particle) and, per speed, the :class:`Twist` its motion
-    lies on (None where it lies on none, see :meth:`twist`)."""
+    (None for a particle), per speed the :class:`Twist` its motion lies on
+    (None where it lies on none, see :meth:`twist`), and its inertia force
+    ``force`` and torque ``torque``."""
 
-    __slots__ = ('m', 'x', 'V', 'W', 'inertia', 'twists')
+    __slots__ = ('m', 'x', 'V', 'W', 'inertia', 'twists', 'force', 'torque')
 
-    def __init__(self, kinematics, m, point, frame, inertia):
+    def __init__(self, kinematics, m, point, frame, inertia, force, torque):
         self.m, self.x, self.V = m, point.x, point.V
+        self.force, self.torque = force, torque
         self.W = frame.V if frame is not None else {}
         self.inertia = inertia
         self.twists = {j: self.twist(kinematics, point, j) for j in self.V}
@@ -265,6 +287,79 @@ def _on_twists(momentum, tr):
     return value
 
 
+class _Wrench:
+    """A force ``f`` applied at the point at ``x`` and a couple ``tau``
+    (None for none), with the point's partial velocities ``V``, the
+    partial angular velocities ``W`` the couple works through, and, per
+    speed, the :class:`Twist` they lie on (None where none)."""
+
+    __slots__ = ('x', 'f', 'tau', 'twists', 'V', 'W')
+
+    def __init__(self, x, f, tau, twists, V, W):
+        self.x, self.f, self.tau = x, f, tau
+        self.twists, self.V, self.W = twists, V, W
+
+    def moment(self):
+        """``x x f + tau``, its moment about the root's origin."""
+        moment = cross(self.x, self.f)
+        return moment if self.tau is None else add(moment, self.tau)
+
+    def direct(self, r):
+        """``V_r . f + W_r . tau``."""
+        value = dot(self.V[r], self.f) if r in self.V else _ZERO
+        if self.tau is not None and r in self.W:
+            value += dot(self.W[r], self.tau)
+        return value
+
+
+def generalized_forces(wrenches, forcing):
+    r"""Add to ``forcing[r]`` the generalized forces of the
+    :class:`_Wrench` es, ``sum V_r . f + W_r . tau`` [Kane1985]_.
+
+    The wrenches whose points move on the same twist ``(omega, c)`` for
+    speed ``r`` enter through their sums: ``c . sum f + omega . sum (x x f
+    + tau)``, each sum made once per set of wrenches (each set from the
+    next smaller one, as the composite inertias of :func:`mass_matrix`):
+    for a chain every row costs a few products, and ``F`` costs ``O(n)``
+    operations after the kinematics, as the recursive Newton-Euler
+    algorithm's [Featherstone2008]_. The other wrenches add their own
+    terms."""
+    sums = {}
+    index = {id(w): i for i, w in enumerate(wrenches)}
+    groups = {}
+    for wrench in wrenches:
+        speeds = set(wrench.V) | (set(wrench.W) if wrench.tau is not None
+                                  else set())
+        for r in speeds:
+            twist = wrench.twists.get(r)
+            if twist is None:
+                forcing[r].append(wrench.direct(r))
+            else:
+                groups.setdefault((r, id(twist)), (twist, []))[1].append(
+                    wrench)
+
+    def total(members):
+        key = tuple(sorted(index[id(w)] for w in members))
+        pending, found = [], key
+        while found and found not in sums:
+            pending.append(found)
+            found = found[1:]
+        for part in reversed(pending):
+            own = wrenches[part[0]]
+            f, moment = own.f, own.moment()
+            rest = sums.get(part[1:])
+            sums[part] = (f, moment) if rest is None else (
+                add(f, rest[0]), add(moment, rest[1]))
+        return sums[key]
+
+    for (r, _), (twist, members) in groups.items():
+        f, moment = total(members)
+        value = dot(twist.c, f)
+        if twist.omega is not None:
+            value += dot(twist.omega, moment)
+        forcing[r].append(value)
+
+
 def mass_matrix(members, n):
     r"""The mass matrix ``M = sum_B m V^T V + W^T I W`` (rows of SymEngine
     expressions) of the bodies ``members`` (:class:`_Member`).
@@ -302,7 +397,7 @@ def mass_matrix(members, n):
             own = _composite([members[key[0]]])
             rest = composites.get(key[1:])
             composites[key] = own if rest is None else (
-                own[0] + rest[0], add(own[1], rest[1]),
+                plus(own[0], rest[0]), add(own[1], rest[1]),
                 [add(a, b) for a, b in zip(own[2], rest[2])])
         return composites[tuple(sorted(index[id(b)] for b in bodies))]
 

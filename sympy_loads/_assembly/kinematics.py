@@ -37,6 +37,8 @@ References
    and 2.16 (angular acceleration). https://hdl.handle.net/1813/638
 """
 
+import threading
+
 import symengine as se
 
 from .tree import frame_parents, point_parents, velocity_is_given
@@ -59,8 +61,34 @@ def mat_vec(R, m):
     return [se.Add(*[R[i][k] * m[k] for k in range(3)]) for i in range(3)]
 
 
+class SumRecord(threading.local):
+    """The sums made while recording (see :func:`plus`): SymEngine
+    flattens ``a + b`` into one sum of all the terms, so a running sum
+    (a point's position along a chain, a composite inertia) loses its
+    steps; the code generator (:mod:`sympy_loads._numeric.dag_llvm`)
+    adds ``a`` and ``b`` instead, one addition per step."""
+
+    def __init__(self):
+        self.sums = None
+
+
+RECORD = SumRecord()
+
+
+def plus(a, b):
+    """``a + b``, recorded as ``(a + b, a, b)`` while recording, where
+    either is a sum."""
+    value = a + b
+    sums = RECORD.sums
+    if sums is not None and isinstance(value, se.Add) and (
+            isinstance(a, se.Add) or isinstance(b, se.Add)) and not (
+            a == 0 or b == 0 or value == a or value == b):
+        sums.append((value, a, b))
+    return value
+
+
 def add(a, b):
-    return [x + y for x, y in zip(a, b)]
+    return [plus(x, y) for x, y in zip(a, b)]
 
 
 def scale(s, a):

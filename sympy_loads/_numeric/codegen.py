@@ -138,9 +138,10 @@ class GeneratedFunction:
     """
 
     def __init__(self, inputs, outputs, backend, name='function',
-                 compiled=None, opt_level=None, graph=False):
+                 compiled=None, opt_level=None, graph=False, sums=()):
         self.opt_level = opt_level
         self.graph = graph
+        self._sums = sums
         self.inputs = tuple(inputs)
         self.outputs = tuple(outputs)
         self.backend = backend
@@ -163,11 +164,12 @@ class GeneratedFunction:
         self._converted = None       # the converted copies are not kept
         self.seconds = time.perf_counter() - start
 
-    def _placeholders(self, module):
+    def _placeholders(self, module, extra=()):
         """``(placeholders, outputs)``: the renamed inputs ``_in0, ...``
         and the outputs in them, as expressions of ``module`` (SymEngine
-        or SymPy). An output symbol that is not an input is an error of
-        the caller's bookkeeping."""
+        or SymPy), followed, for SymEngine, by the SymEngine expressions
+        ``extra`` renamed with them. An output symbol that is not an input
+        is an error of the caller's bookkeeping."""
         if module is sm:
             inputs = [_as_sympy(s) for s in self.inputs]
             outputs = [for_codegen(_as_sympy(e)) for e in self.outputs]
@@ -184,12 +186,18 @@ class GeneratedFunction:
                 f'inputs of the function.')
         if module is sm:
             return placeholders, [e.xreplace(mapping) for e in outputs]
-        return placeholders, shared_xreplace(outputs, mapping)
+        return placeholders, shared_xreplace(list(outputs) + list(extra),
+                                             mapping)
 
     def _build_llvm(self):
         if _symengine is None:
             raise CodegenError('SymEngine is not installed.')
-        inputs, outputs = self._placeholders(_symengine)
+        # the running sums of the graph (see dag_llvm.graph_ir), renamed
+        # with the outputs
+        flat = [e for triple in self._sums for e in triple]
+        self._sums = ()
+        inputs, outputs = self._placeholders(_symengine, flat)
+        outputs, flat = outputs[:self.n_out], outputs[self.n_out:]
         # undefined functions and SymPy functions SymEngine only wraps
         # (``FunctionSymbol``, ``PyFunction``) cannot be compiled
         unknown = {f for f in _shared_nodes(outputs)
@@ -199,10 +207,12 @@ class GeneratedFunction:
                 f'{self.name}: SymEngine cannot compile the functions '
                 f'{sorted(map(str, unknown))}.')
         if self.graph:
+            sums = {flat[k]: (flat[k + 1], flat[k + 2])
+                    for k in range(0, len(flat), 3)}
             try:
                 self._lambdify = GraphFunction.of(
                     inputs, outputs, 2 if self.opt_level is None else
-                    int(self.opt_level))
+                    int(self.opt_level), sums)
                 self._take_address()
                 return
             except UnsupportedNode:
@@ -508,10 +518,10 @@ def _as_sympy(expr):
 
 
 def generate(inputs, outputs, backend, name='function', opt_level=None,
-             graph=False):
+             graph=False, sums=()):
     """A :class:`GeneratedFunction`; ``backend='llvm'`` falls back to
     nothing: it raises :class:`CodegenError` when SymEngine cannot compile
     the expressions, :class:`MiscompiledError` when the compiled code fails
     its check (the caller decides whether NumPy may serve)."""
     return GeneratedFunction(inputs, outputs, backend, name,
-                             opt_level=opt_level, graph=graph)
+                             opt_level=opt_level, graph=graph, sums=sums)

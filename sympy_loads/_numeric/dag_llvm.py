@@ -54,8 +54,9 @@ _RELATIONS = {'StrictLessThan': 'olt', 'LessThan': 'ole',
               'Equality': 'oeq', 'Unequality': 'une'}
 
 
-def _topological(outputs):
-    """The distinct nodes of ``outputs``, each after its arguments."""
+def _topological(outputs, sums):
+    """The distinct nodes of ``outputs``, each after its arguments (for a
+    node of ``sums``, after its two parts)."""
     order, done = [], set()
     stack = [(e, False) for e in reversed(outputs)]
     while stack:
@@ -67,8 +68,8 @@ def _topological(outputs):
             order.append(node)
             continue
         stack.append((node, True))
-        stack.extend((a, False) for a in reversed(node.args)
-                     if a not in done)
+        parts = sums.get(node, node.args)
+        stack.extend((a, False) for a in reversed(parts) if a not in done)
     return order
 
 
@@ -212,15 +213,25 @@ class _Emitter:
         return value
 
 
-def graph_ir(inputs, outputs):
+def graph_ir(inputs, outputs, sums=None):
     """``(text, libm)``: the LLVM IR of ``void graph(double *out, const
     double *in, void *data)`` writing the SymEngine ``outputs``
     (functions of the SymEngine symbols ``inputs``) to ``out``, and the C
-    library functions it calls. Raises :class:`UnsupportedNode` for a node
-    it cannot emit."""
+    library functions it calls. ``sums`` maps a sum to two parts whose sum
+    it is (each a node of the graph), added instead of its terms (see
+    :func:`sympy_loads._assembly.kinematics.plus`). Raises
+    :class:`UnsupportedNode` for a node it cannot emit."""
+    # a sum that is one of its own parts (a + 0) would be a cycle
+    sums = {node: parts for node, parts in (sums or {}).items()
+            if not any(part == node for part in parts)}
     emitter = _Emitter(inputs)
-    for node in _topological(list(outputs)):
-        emitter.values[node] = emitter.emit(node)
+    for node in _topological(list(outputs), sums):
+        if node in sums:
+            a, b = sums[node]
+            emitter.values[node] = emitter.chain(
+                'fadd', [emitter.values[a], emitter.values[b]])
+        else:
+            emitter.values[node] = emitter.emit(node)
     for i, expr in enumerate(outputs):
         value = emitter.values[expr]
         if value in emitter.booleans:
@@ -283,9 +294,9 @@ class GraphFunction:
         self._function = _SIGNATURE(address)
 
     @classmethod
-    def of(cls, inputs, outputs, opt_level=2):
+    def of(cls, inputs, outputs, opt_level=2, sums=None):
         """The compiled :func:`graph_ir` of ``outputs``."""
-        text, libm = graph_ir(inputs, outputs)
+        text, libm = graph_ir(inputs, outputs, sums)
         return cls(len(inputs), len(outputs), text, libm, opt_level)
 
     def as_ctypes(self):

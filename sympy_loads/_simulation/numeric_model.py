@@ -368,7 +368,8 @@ class NumericModel:
                 'model: simulating a System whose equations are not formed '
                 'needs SymEngine; install it or call model.form_eoms() '
                 'before simulate().')
-        mass, forcing = self._assembly.equations(plain, self._zero)
+        mass, forcing, self._sums = self._assembly.equations(plain,
+                                                             self._zero)
         self._assembly = None      # its frames and points are not kept
         return _flat(mass), forcing
 
@@ -381,9 +382,11 @@ class NumericModel:
             # graph: compiled node by node (_numeric.dag_llvm), at LLVM's
             # level 0, several times faster to compile
             graph = self.assembled and name == 'eom'
-            functions[name] = generate(inputs, outputs, kind, name,
-                                       opt_level=0 if graph else None,
-                                       graph=graph)
+            functions[name] = generate(
+                inputs, outputs, kind, name, opt_level=0 if graph else None,
+                graph=graph, sums=getattr(self, '_sums', ()) if graph
+                else ())
+        self._sums = ()          # (the code is made; not kept, not pickled)
         self.functions = functions
         self.fn = self._addresses()
 
