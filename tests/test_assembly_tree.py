@@ -162,3 +162,43 @@ def test_assembled_equations_grow_as_n_squared():
         sim = Simulation(_chain(n), backend='compiled')
         sizes[n] = len(_shared_nodes(list(sim._nm.functions['eom'].outputs)))
     assert sizes[16] / sizes[8] < 5.0
+
+
+def _kinematics_of(kane):
+    return (kane.mass_matrix_kin, kane.forcing_kin, kane.kindiffdict())
+
+
+@pytest.mark.parametrize('case', ['tree', 'coupled'])
+def test_kinematic_equations_as_kanes_method_makes_them(case):
+    """The unformed model's kinematic matrices (made without SymPy's
+    Jacobians) equal those of SymPy's ``KanesMethod`` of the same
+    equations: a tree with spherical joints (q' a function of q and u),
+    and hand-written equations whose q' are coupled (a non-diagonal
+    coefficient matrix) and hold a time function."""
+    from sympy_loads._assembly import unformed_kanes_method
+    if case == 'tree':
+        system, _ = random_tree(3, 0)
+    else:
+        q1, q2, u1, u2 = me.dynamicsymbols('q1 q2 u1 u2')
+        f = me.dynamicsymbols('f')
+        N = me.ReferenceFrame('N')
+        O = me.Point('O')
+        O.set_vel(N, 0)
+        system = me.System(N, O)
+        system.add_coordinates(q1, q2)
+        system.add_speeds(u1, u2)
+        system.add_kdes(q1.diff() + sm.cos(q2) * q2.diff() - u1,
+                        2 * q2.diff() - u2 * sm.sin(q1) - f)
+        P = O.locatenew('P', q1 * N.x + q2 * N.y)
+        P.set_vel(N, u1 * N.x + u2 * N.y)
+        system.add_bodies(me.Particle('p', P, sm.Symbol('m')))
+    ours = unformed_kanes_method(system)
+    theirs = me.KanesMethod(
+        system.frame, q_ind=list(system.q_ind), u_ind=list(system.u_ind),
+        kd_eqs=list(system.kdes), explicit_kinematics=False)
+    for a, b in zip(_kinematics_of(ours)[:2], _kinematics_of(theirs)[:2]):
+        assert sm.simplify(a - b) == sm.zeros(*a.shape)
+    map_ours, map_theirs = ours.kindiffdict(), theirs.kindiffdict()
+    assert set(map_ours) == set(map_theirs)
+    for key in map_ours:
+        assert sm.simplify(map_ours[key] - map_theirs[key]) == 0

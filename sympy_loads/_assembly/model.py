@@ -41,6 +41,55 @@ class UnformedKanesMethod(KanesMethod):
                         'numerically; call form_eoms() on the System for '
                         'symbolic ones.')
 
+    def _initialize_kindiffeq_matrices(self, kdeqs, linear_solver='LU'):
+        """The matrices of the kinematic equations ``k_ku u + k_kqdot q' +
+        f_k = 0``, as SymPy 1.14's ``KanesMethod`` makes them, without its
+        ``Matrix.jacobian``: differentiating each of ``n^2`` entries with
+        respect to a ``q'`` takes seconds at 80 coordinates (IFToMM's
+        N-four-bar at N = 40). Here ``q'`` and ``u`` become plain symbols
+        and only the entries that contain them are differentiated.
+
+        SymPy keeps these matrices in private attributes, which its other
+        methods read; this method is the only place in the package that
+        sets them, with the same names and meaning as SymPy's method
+        (``tests/test_assembly_tree.py`` compares the two). Equations not
+        linear in ``q'`` and ``u`` go to SymPy's method, which says so."""
+        if not kdeqs or len(kdeqs) != len(self.q):
+            return super()._initialize_kindiffeq_matrices(kdeqs,
+                                                          linear_solver)
+        qdot, u = list(self._qdot), list(self.u)     # private in SymPy 1.14
+        names = [sm.Dummy() for _ in qdot + u]
+        plain = dict(zip(qdot + u, names))
+        rows = [sm.sympify(e).xreplace(plain) for e in kdeqs]
+        n, m = len(rows), len(u)
+        k_kqdot, k_ku = sm.zeros(n, n), sm.zeros(n, m)
+        for i, row in enumerate(rows):
+            for j, name in enumerate(names):
+                if name in row.free_symbols:
+                    entry = row.diff(name)
+                    if entry.free_symbols & set(names):
+                        # not linear: SymPy's method raises its error
+                        return super()._initialize_kindiffeq_matrices(
+                            kdeqs, linear_solver)
+                    if j < n:
+                        k_kqdot[i, j] = entry
+                    else:
+                        k_ku[i, j - n] = entry
+        f_k = sm.Matrix(rows).xreplace(dict.fromkeys(names, 0))
+        uaux_zero = dict.fromkeys(self._uaux, 0)     # private in SymPy 1.14
+        self._f_k_implicit = f_k.xreplace(uaux_zero)
+        self._k_ku_implicit = k_ku.xreplace(uaux_zero)
+        self._k_kqdot_implicit = k_kqdot
+        f_k_explicit = _kinematics_solver(k_kqdot, f_k)
+        k_ku_explicit = _kinematics_solver(k_kqdot, k_ku)
+        self._qdot_u_map = {
+            qd: -(sm.Add(*[k_ku_explicit[i, j] * u[j] for j in range(m)
+                           if k_ku_explicit[i, j] != 0]) + f_k_explicit[i])
+            for i, qd in enumerate(qdot)}
+        self._f_k = f_k_explicit.xreplace(uaux_zero)
+        self._k_ku = k_ku_explicit.xreplace(uaux_zero)
+        self._k_kqdot = sm.eye(len(qdot))
+
 
 # System -> (fingerprint, UnformedKanesMethod), held weakly by the System
 _MODELS = weakref.WeakKeyDictionary()
@@ -48,10 +97,12 @@ _MODELS = weakref.WeakKeyDictionary()
 
 def _fingerprint(system):
     """What the unformed model is made from; compared with ``==``."""
+    # (the nonholonomic constraints, not velocity_constraints, which SymPy
+    # derives anew from the holonomic ones at each reading)
     return (tuple(system.q_ind), tuple(system.q_dep), tuple(system.u_ind),
             tuple(system.u_dep), tuple(system.kdes),
             tuple(system.holonomic_constraints),
-            tuple(system.velocity_constraints), tuple(system.bodies),
+            tuple(system.nonholonomic_constraints), tuple(system.bodies),
             tuple(system.loads), tuple(system.actuators),
             tuple(system.u_aux), system.frame)
 
