@@ -271,8 +271,8 @@ def _corrupt(monkeypatch, names, change=lambda e: 2 * e + 1):
     ``outputs`` stay the true ones): a stand-in for a miscompile."""
     placeholders = GeneratedFunction._placeholders
 
-    def corrupted(self, module):
-        inputs, outputs = placeholders(self, module)
+    def corrupted(self, module, extra=()):
+        inputs, outputs = placeholders(self, module, extra)
         if self.name in names and module is not sm and outputs:
             outputs = [change(outputs[0])] + list(outputs[1:])
         return inputs, outputs
