@@ -12,10 +12,14 @@ equations with every speed independent are ``M u' = F`` with
         - sum_B  m_B V_B^T a_B + W_B^T (I_B alpha_B + w_B x I_B w_B)
 
 (``I_B`` the central inertia in the body frame, the angular quantities
-in body components for it). Each entry is a sum of products of the
-kinematic quantities, which code generation evaluates once each: the
-cost of an evaluation is that of the sums, about ``3 n^2`` products per
-body for ``M``.
+in body components for it). Summed body by body, ``M`` would hold about
+``n^3/6`` products for a chain of ``n`` links; instead the bodies that
+move on the same twists (:class:`~.kinematics.Twist`) enter through their
+composite inertia, and the inertia forces and loads on one twist through
+their resultant and moment (:func:`mass_matrix`,
+:func:`generalized_forces`): ``O(n^2)`` operations for ``M`` and ``O(n)``
+for ``F`` on a chain, as in the composite-rigid-body and recursive
+Newton-Euler algorithms [Featherstone2008]_.
 
 References
 ==========
@@ -24,6 +28,9 @@ References
    Applications, McGraw-Hill, 1985, sec. 4.11 (generalized inertia
    forces) and 4.1 (generalized active forces).
    https://hdl.handle.net/1813/638
+.. [Featherstone2008] R. Featherstone, Rigid Body Dynamics Algorithms,
+   Springer, 2008, sec. 5.3 (the recursive Newton-Euler algorithm) and
+   6.2 (the composite-rigid-body algorithm).
 """
 
 import symengine as se
