@@ -96,3 +96,27 @@ def test_an_unknown_node_falls_back_to_symengine():
     f = generate([x, y], [expr], 'llvm', 'f', graph=True)
     assert not isinstance(f._lambdify, GraphFunction)
     assert math.isclose(f(np.array([4.0, 1.0]))[0], 7.0, rel_tol=1e-13)
+
+
+def test_running_sums_are_added_by_steps_without_cycles():
+    """Sums recorded as ``(a + b, a, b)`` are compiled as one addition of
+    their parts, with the value of the sum; a sum recorded again from
+    parts made after it ((a + b) - b gives back a) keeps its first parts,
+    so no sum waits for itself."""
+    from sympy_loads._assembly.kinematics import RECORD, plus
+    a = x + y
+    RECORD.sums = []
+    try:
+        s1 = plus(a, z)                       # x + y + z
+        s2 = plus(s1, 2 * x)                  # 3x + y + z
+        back = plus(s2, -2 * x)               # x + y + z again
+        recorded = RECORD.sums
+    finally:
+        RECORD.sums = None
+    assert back == s1 and len(recorded) == 3
+    f = generate([x, y, z], [s2, back], 'llvm', 'f', opt_level=0,
+                 graph=True, sums=recorded)
+    assert isinstance(f._lambdify, GraphFunction)
+    assert f._lambdify.text.count('fadd') <= 4
+    assert np.allclose(f(np.array([1.0, 2.0, 3.0])), [8.0, 6.0],
+                       rtol=1e-15)

@@ -207,8 +207,12 @@ class GeneratedFunction:
                 f'{self.name}: SymEngine cannot compile the functions '
                 f'{sorted(map(str, unknown))}.')
         if self.graph:
-            sums = {flat[k]: (flat[k + 1], flat[k + 2])
-                    for k in range(0, len(flat), 3)}
+            # the first way each sum was made: its parts were made before
+            # it, so that no sum is a part of its own parts (a later
+            # (a + b) - b would make a cycle)
+            sums = {}
+            for k in range(0, len(flat), 3):
+                sums.setdefault(flat[k], (flat[k + 1], flat[k + 2]))
             try:
                 self._lambdify = GraphFunction.of(
                     inputs, outputs, 2 if self.opt_level is None else
