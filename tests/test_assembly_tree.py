@@ -203,23 +203,3 @@ def test_kinematic_equations_as_kanes_method_makes_them(case):
     for key in map_ours:
         assert sm.simplify(map_ours[key] - map_theirs[key]) == 0
 
-
-def test_velocity_constraints_as_the_system_gives_them():
-    """The velocity constraints the unformed model derives by symbols equal
-    SymPy's ``System.velocity_constraints`` (its time derivative of the
-    holonomic constraints, then the nonholonomic ones), for a closed chain
-    and IFToMM's N-four-bar; velocity constraints set on the System are
-    taken as they are."""
-    from _unformed_models import closed_chain, n_four_bar, rolling_disc
-    from sympy_loads._assembly.model import velocity_constraints
-    for model in (closed_chain(4), n_four_bar(2), rolling_disc()):
-        system = model.system
-        ours = sm.Matrix(velocity_constraints(system))
-        theirs = system.velocity_constraints
-        assert ours.shape == theirs.shape
-        assert sm.simplify(ours - theirs) == sm.zeros(*ours.shape)
-    system = n_four_bar(2).system
-    given = list(system.velocity_constraints)
-    given[0] = 2 * given[0]
-    system.velocity_constraints = given
-    assert list(velocity_constraints(system)) == given

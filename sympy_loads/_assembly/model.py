@@ -4,7 +4,7 @@ speeds, kinematic equations and constraints; never its equations)."""
 import weakref
 
 import sympy as sm
-from sympy.physics.mechanics import KanesMethod, dynamicsymbols
+from sympy.physics.mechanics import KanesMethod
 
 __all__ = []
 
@@ -107,33 +107,6 @@ def _fingerprint(system):
             tuple(system.u_aux), system.frame)
 
 
-def velocity_constraints(system):
-    """The ``System``'s velocity constraints, as its
-    ``velocity_constraints`` gives them: those set on it, or else the time
-    derivatives of its holonomic constraints followed by its nonholonomic
-    ones. The derivatives are taken with each coordinate made a plain
-    symbol, so that SymPy differentiates by symbols (``sum df/dq q'`` plus
-    the explicit rate), several times faster than its ``Matrix.diff`` in
-    time on 80 loop constraints (IFToMM's N-four-bar at N = 40). Reads
-    SymPy 1.14's private ``System._vel_constrs`` (None unless velocity
-    constraints were set) to know which."""
-    if system._vel_constrs is not None:          # private in SymPy 1.14
-        return list(system.velocity_constraints)
-    t = dynamicsymbols._t
-    names = {q: sm.Dummy() for q in system.q}
-    back = {name: q for q, name in names.items()}
-    rates = []
-    for constraint in system.holonomic_constraints:
-        plain = sm.sympify(constraint).xreplace(names)
-        found = plain.free_symbols
-        rate = plain.diff(t) if plain.has(t) else sm.S.Zero
-        for q, name in names.items():
-            if name in found:
-                rate += plain.diff(name) * q.diff(t)
-        rates.append(rate.xreplace(back))
-    return rates + list(system.nonholonomic_constraints)
-
-
 def unformed_kanes_method(system):
     """The :class:`UnformedKanesMethod` of ``system`` (made once per
     content of the System and kept with it). ValueError for what the
@@ -160,7 +133,7 @@ def unformed_kanes_method(system):
         kd_eqs=list(system.kdes), q_dependent=list(system.q_dep),
         u_dependent=list(system.u_dep),
         configuration_constraints=list(system.holonomic_constraints),
-        velocity_constraints=velocity_constraints(system),
+        velocity_constraints=list(system.velocity_constraints),
         forcelist=list(loads) or None, bodies=list(system.bodies),
         explicit_kinematics=False, kd_eqs_solver=_kinematics_solver,
         constraint_solver=_no_symbolic_inverse)
