@@ -120,3 +120,21 @@ def test_running_sums_are_added_by_steps_without_cycles():
     assert f._lambdify.text.count('fadd') <= 4
     assert np.allclose(f(np.array([1.0, 2.0, 3.0])), [8.0, 6.0],
                        rtol=1e-15)
+
+
+def test_nodes_of_walks_a_shared_graph_once():
+    """``nodes_of`` (used by the linearization's checks) finds the nodes of
+    a type in a 60-level shared graph, where SymEngine's ``atoms()`` walks
+    each of its 2**60 paths; SymPy expressions go through ``atoms()``."""
+    import sympy as sm
+    from sympy_loads._numeric.codegen import nodes_of
+    e = x
+    for _ in range(60):
+        e = e * e + se.sqrt(e)
+    powers = nodes_of([e, se.sin(y)], (se.Pow,))
+    assert len(powers) == 120             # e**2 and sqrt(e) per level
+    assert all(isinstance(p, se.Pow) for p in powers)
+    assert nodes_of([e, se.sin(y)], (se.Function,)) >= {se.sin(y)}
+    a = sm.Symbol('a')
+    assert nodes_of([sm.sin(a) + sm.cos(a) ** 2], (sm.Pow,)) == {
+        sm.cos(a) ** 2}

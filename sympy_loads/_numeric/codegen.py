@@ -464,6 +464,24 @@ def _shared_nodes(exprs):
     return seen
 
 
+def nodes_of(exprs, types):
+    """The subexpressions of ``exprs`` that are instances of ``types``.
+    SymEngine expressions are walked through their distinct subexpressions
+    once (:func:`_shared_nodes`): their ``atoms()`` walks every path of a
+    shared graph, a time exponential in its depth on the assembled
+    equations of an unformed System. SymPy expressions use ``atoms()``."""
+    found, shared = set(), []
+    for expr in exprs:
+        if _symengine is not None and isinstance(expr, _symengine.Basic):
+            shared.append(expr)
+        elif hasattr(expr, 'atoms'):
+            found |= set(expr.atoms(*types))
+    if shared:
+        found |= {node for node in _shared_nodes(shared)
+                  if isinstance(node, types)}
+    return found
+
+
 def shared_xreplace(exprs, mapping):
     """``[e.xreplace(mapping) for e in exprs]`` for SymEngine
     expressions, with one memory for all of them: a subexpression shared

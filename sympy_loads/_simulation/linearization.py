@@ -74,7 +74,7 @@ from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
 from .._numeric import eom_blocks
 from .._numeric.codegen import (CodegenError, MiscompiledError, generate,
-                               symengine_available, to_symengine)
+                               nodes_of, symengine_available, to_symengine)
 from .._utils import _as_float
 
 __all__ = []
@@ -229,8 +229,10 @@ def _generate(inputs, outputs, nm, name):
     kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
     try:
         # LLVM's level 0: a third of the compile time, the same speed
-        # (see GeneratedFunction)
-        return generate(inputs, outputs, kind, name, opt_level=0)
+        # (see GeneratedFunction); an unformed System's derivatives are a
+        # large shared graph, compiled node by node (_numeric.dag_llvm)
+        return generate(inputs, outputs, kind, name, opt_level=0,
+                        graph=nm.assembled)
     except CodegenError as error:
         if kind == 'numpy' or not isinstance(error, MiscompiledError):
             raise
@@ -243,13 +245,9 @@ def _check_differentiated(outputs, module):
     back end can compile."""
     types = ((sm.Derivative, sm.DiracDelta) if module is sm else
              (module.Derivative, module.Function))
-    unknown = set()
-    for expr in outputs:
-        if hasattr(expr, 'atoms'):
-            unknown |= {a for a in expr.atoms(*types) if (
-                type(a).__name__ in ('Derivative', 'DiracDelta') or
-                type(a).__name__ == 'PyFunction'
-                and a.get_name() == 'DiracDelta')}
+    unknown = {a for a in nodes_of(outputs, types) if (
+        type(a).__name__ in ('Derivative', 'DiracDelta') or
+        type(a).__name__ == 'PyFunction' and a.get_name() == 'DiracDelta')}
     if unknown:
         text = ', '.join(sorted(str(a) for a in unknown)[:3])
         text = text if len(text) <= 160 else text[:157] + '...'

@@ -35,6 +35,8 @@ import itertools
 import numpy as np
 import sympy as sm
 
+from .._numeric.codegen import nodes_of
+
 __all__ = []
 
 #: A distance ``d`` to a switch is at the switch when ``|d| <= SWITCH_RTOL
@@ -116,12 +118,10 @@ class PiecewiseSmooth:
         # wrapped Heaviside are
         types = ((sm.Abs, sm.sign, sm.Max, sm.Min, sm.Heaviside,
                   sm.Piecewise) if module is sm else (module.Function,))
-        found, powers = set(), set()
-        for expr in expressions:
-            if hasattr(expr, 'atoms'):
-                found |= {f for f in expr.atoms(*types) if _kind(f)}
-                powers |= {p for p in expr.atoms(module.Pow)
-                           if p.args[0] in found or _kind(p.args[0])}
+        expressions = list(expressions)
+        found = {f for f in nodes_of(expressions, types) if _kind(f)}
+        powers = {p for p in nodes_of(expressions, (module.Pow,))
+                  if p.args[0] in found or _kind(p.args[0])}
         # innermost first: a function's arguments are rewritten before it
         ordered = sorted(found | powers, key=lambda f: (len(str(f)), str(f)))
         self._mapping = {}
