@@ -319,6 +319,22 @@ class _Wrench:
         return value
 
 
+def _suffix_sum(key, memo, own, combine):
+    """The sum over the items ``key`` (sorted indices) of ``own(i)``, made
+    as ``combine(own(key[0]), sum of key[1:])`` and kept in ``memo`` for
+    every suffix on the way: nested sets (the bodies after each joint of a
+    chain) then cost one ``combine`` each."""
+    pending, found = [], key
+    while found and found not in memo:
+        pending.append(found)
+        found = found[1:]
+    for part in reversed(pending):
+        rest = memo.get(part[1:])
+        memo[part] = (own(part[0]) if rest is None
+                      else combine(own(part[0]), rest))
+    return memo[key]
+
+
 def generalized_forces(wrenches, forcing):
     r"""Add to ``forcing[r]`` the generalized forces of the
     :class:`_Wrench` es, ``sum V_r . f + W_r . tau`` [Kane1985]_.
@@ -346,18 +362,13 @@ def generalized_forces(wrenches, forcing):
                     wrench)
 
     def total(members):
-        key = tuple(sorted(index[id(w)] for w in members))
-        pending, found = [], key
-        while found and found not in sums:
-            pending.append(found)
-            found = found[1:]
-        for part in reversed(pending):
-            own = wrenches[part[0]]
-            f, moment = own.f, own.moment()
-            rest = sums.get(part[1:])
-            sums[part] = (f, moment) if rest is None else (
-                add(f, rest[0]), add(moment, rest[1]))
-        return sums[key]
+        def own(i):
+            return wrenches[i].f, wrenches[i].moment()
+
+        def combine(a, b):
+            return add(a[0], b[0]), add(a[1], b[1])
+        return _suffix_sum(
+            tuple(sorted(index[id(w)] for w in members)), sums, own, combine)
 
     for (r, _), (twist, members) in groups.items():
         f, moment = total(members)
@@ -395,18 +406,12 @@ def mass_matrix(members, n):
     composites = {}
 
     def composite(bodies):
-        key = tuple(sorted(index[id(b)] for b in bodies))
-        pending = []
-        while key and key not in composites:
-            pending.append(key)
-            key = key[1:]
-        for key in reversed(pending):
-            own = _composite([members[key[0]]])
-            rest = composites.get(key[1:])
-            composites[key] = own if rest is None else (
-                plus(own[0], rest[0]), add(own[1], rest[1]),
-                [add(a, b) for a, b in zip(own[2], rest[2])])
-        return composites[tuple(sorted(index[id(b)] for b in bodies))]
+        def combine(a, b):
+            return (plus(a[0], b[0]), add(a[1], b[1]),
+                    [add(x, y) for x, y in zip(a[2], b[2])])
+        return _suffix_sum(
+            tuple(sorted(index[id(b)] for b in bodies)), composites,
+            lambda i: _composite([members[i]]), combine)
 
     momenta = {}
     for (r, s, _, _), (tr, ts, bodies) in groups.items():
