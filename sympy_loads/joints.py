@@ -46,11 +46,31 @@ RANK_TOLERANCE = 1e-8
 SAMPLES = 3
 
 
+def _components_in(vector, frame):
+    """``vector.to_matrix(frame)``, summed as ``frame.dcm(F) * m`` over the
+    vector's parts ``m`` in frames ``F`` with the products of entries
+    written out: SymPy's ``to_matrix`` takes three dot products, each a
+    product of three Matrices (about 10 ms per call for a link in
+    IFToMM's N-four-bar at N = 40). ValueError where a frame of the
+    vector is not oriented relative to ``frame``."""
+    column = [sm.S.Zero] * 3
+    for measures, other in vector.args:
+        nonzero = [k for k in range(3) if measures[k] != 0]
+        if other == frame:
+            for k in nonzero:
+                column[k] += measures[k]
+            continue
+        dcm = frame.dcm(other)
+        for i in range(3):
+            column[i] += sm.Add(*[dcm[i, k] * measures[k] for k in nonzero])
+    return sm.Matrix(column)
+
+
 def _constant_components(vector, frame, argname):
     """The components of ``vector`` in ``frame``, which must be constant
     (the vector fixed in the frame); ValueError otherwise."""
     try:
-        matrix = vector.to_matrix(frame)
+        matrix = _components_in(vector, frame)
     except ValueError as error:
         raise ValueError(f'{argname} cannot be expressed in {frame}: '
                          f'{error}') from None
@@ -487,19 +507,28 @@ class LoopJoint(Joint):
                 f'after the joints that place {self.parent} and '
                 f'{self.child}.') from None
         forces, torques = KINDS[self._kind]
-        rows = [(label, e.dot(r)) for label, e, keep in
-                zip(_LABELS[:3], self._axes, forces) if keep]
+        # the axes are fixed in self._frame: the rows are dot products of
+        # components there (see _components_in)
+        frame = self._frame
+        axes = [_components_in(e, frame) for e in self._axes]
+
+        def dot(a, b):
+            return sm.Add(*[a[i] * b[i] for i in range(3)])
+        r = _components_in(r, frame)
+        rows = [(label, dot(e, r)) for label, e, keep in
+                zip(_LABELS[:3], axes, forces) if keep]
         if self._kind in ('pin', 'cylindrical'):
             c = _vector(_constant_components(
                 self._child_axis, self.child_interframe,
                 'child_axis' if self._child_axis is not self._joint_axis
                 else 'joint_axis (as the child axis)'),
                 self.child_interframe)
-            tilt = self._axes[2].cross(c)
-            rows += [(label, e.dot(tilt)) for label, e in
-                     zip(_LABELS[3:5], self._axes[:2])]
+            c = _components_in(c, frame)
+            tilt = axes[2].cross(c)
+            rows += [(label, dot(e, tilt)) for label, e in
+                     zip(_LABELS[3:5], axes[:2])]
             # the rows vanish with the axes opposite too: not this branch
-            self._branch = self._axes[2].dot(c)
+            self._branch = dot(axes[2], c)
         elif self._kind in ('prismatic', 'weld'):
             p, c = self.parent_interframe, self.child_interframe
             theta = sum((pj.cross(cj) for pj, cj in
@@ -614,8 +643,11 @@ def _redundant_rows(kept, symbols, rng, branch=None):
             point[coords] = z
             return jacobian(point).reshape(len(kept), len(coords))
         try:
+            # (the dogleg method reaches the manifold in some 8
+            # evaluations where the default trust region takes 40)
             found = least_squares(residual, point[coords], jac=gradient,
-                                  xtol=1e-15, ftol=1e-15, gtol=1e-15)
+                                  method='dogbox', xtol=1e-15, ftol=1e-15,
+                                  gtol=1e-15)
         except (ValueError, np.linalg.LinAlgError):
             continue
         if not np.all(np.isfinite(found.fun)) or np.max(

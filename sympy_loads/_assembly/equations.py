@@ -41,6 +41,7 @@ from .._numeric.codegen import to_symengine
 from .._utils import _as_loads
 from .kinematics import (RECORD, TreeKinematics, add, cross, dot,
                          mat_vec, plus)
+from .tree import frame_parents, point_parents, relative_position
 
 __all__ = []
 
@@ -70,7 +71,6 @@ class Assembly:
         the loads' vectors, the relative orientations, angular velocities
         and positions of the tree), for collecting the model's symbols
         before the plain names are chosen."""
-        from .tree import frame_parents, point_parents
         parts = []
         frames = frame_parents(self.frame)
         for child, parent in frames.items():
@@ -80,7 +80,7 @@ class Assembly:
         points = self._points()
         for point, parent in point_parents(points, self.frame).items():
             vector = (point.vel(self.frame) if parent is None
-                      else point.pos_from(parent))
+                      else relative_position(point, parent))
             parts += [m for m, _ in vector.args]
         return parts
 

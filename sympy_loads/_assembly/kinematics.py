@@ -41,7 +41,8 @@ import threading
 
 import symengine as se
 
-from .tree import frame_parents, point_parents, velocity_is_given
+from .tree import (frame_parents, point_parents, relative_position,
+                   velocity_is_given)
 
 __all__ = []
 
@@ -257,7 +258,7 @@ class TreeKinematics:
             motion.x = [_ZERO] * 3
             return motion
         base = self._points[parent]
-        measures = self._measures(point.pos_from(parent),
+        measures = self._measures(relative_position(point, parent),
                                   f'the position of {point}')
         x = list(base.x)
         for R, m, _ in measures:

@@ -4,7 +4,13 @@ speeds, kinematic equations and constraints; never its equations)."""
 import weakref
 
 import sympy as sm
-from sympy.physics.mechanics import KanesMethod
+from sympy.physics.mechanics import KanesMethod, dynamicsymbols
+from sympy.solvers.solveset import linear_eq_to_matrix
+
+try:
+    import symengine as _symengine
+except ImportError:  # pragma: no cover - symengine is a run-time dependency
+    _symengine = None
 
 __all__ = []
 
@@ -28,13 +34,58 @@ def _kinematics_solver(A, b):
     return A.LUsolve(b)
 
 
+def _partial_derivatives(rows, symbols):
+    """``{(i, j): d rows[i] / d symbols[j]}`` for the entries that are not
+    zero (``rows``: SymPy expressions, ``symbols``: SymPy symbols).
+    Through SymEngine, which differentiates the rows of IFToMM's
+    N-four-bar at N = 40 (240 entries) in 0.05 s against 0.65 s for
+    SymPy's ``diff``; a row SymEngine cannot convert goes to SymPy."""
+    found = {}
+    for i, row in enumerate(rows):
+        free = row.free_symbols
+        present = [(j, s) for j, s in enumerate(symbols) if s in free]
+        if not present:
+            continue
+        try:
+            converted = _symengine.sympify(row)
+        except (AttributeError, TypeError, ValueError,
+                NotImplementedError):     # (no SymEngine: AttributeError)
+            converted = None
+        for j, s in present:
+            if converted is None:
+                entry = row.diff(s)
+            else:
+                entry = sm.sympify(
+                    converted.diff(_symengine.sympify(s))._sympy_())
+            if entry != 0:
+                found[i, j] = entry
+    return found
+
+
 class UnformedKanesMethod(KanesMethod):
     """A ``KanesMethod`` made from a ``System`` without forming its
     equations: it holds the coordinates, speeds, kinematic differential
     equations, constraints, bodies and loads; the numeric model assembles
     the equations of motion from the bodies and loads
     (:mod:`sympy_loads._assembly.equations`). ``kanes_equations()`` is
-    refused: form the ``System``'s equations (``form_eoms()``) instead."""
+    refused: form the ``System``'s equations (``form_eoms()``) instead.
+
+    One departure from ``KanesMethod``'s arguments: ``velocity_constraints``
+    are the constraints *besides* the time derivatives of the
+    ``configuration_constraints``, which this class derives itself (see
+    :meth:`_initialize_constraint_matrices`); a ``System`` whose velocity
+    constraints were set explicitly passes them all and
+    ``derive_holonomic=False``."""
+
+    def __init__(self, *args, derive_holonomic=True, **kwargs):
+        self._derive_holonomic = derive_holonomic
+        super().__init__(*args, **kwargs)
+
+    @property
+    def derives_holonomic_rates(self):
+        """True where the velocity constraints of the holonomic constraints
+        are derived here from them (and so agree with them)."""
+        return self._derive_holonomic
 
     def kanes_equations(self, bodies=None, loads=None):
         raise TypeError('the equations of this model are assembled '
@@ -90,19 +141,109 @@ class UnformedKanesMethod(KanesMethod):
         self._k_ku = k_ku_explicit.xreplace(uaux_zero)
         self._k_kqdot = sm.eye(len(qdot))
 
+    def _initialize_constraint_matrices(self, config, vel, acc,
+                                        linear_solver='LU'):
+        """The matrices of the constraints, as SymPy 1.14's ``KanesMethod``
+        makes them (``f_h = 0``; ``k_nh u + f_nh = 0``), without its
+        symbolic time derivatives. The velocity form of each holonomic
+        constraint ``f(q, t)`` is ``(df/dq) q' + df/dt`` with ``q'`` from
+        the kinematic equations (``q' = -k_ku u - f_k``): the partial
+        derivatives are taken with respect to plain symbols. SymPy's
+        ``Matrix.diff`` in time of the holonomic constraints, then its
+        ``linear_eq_to_matrix`` and the time derivative of ``k_nh`` for the
+        acceleration constraints, took about 2 s of the 8 s to the first
+        result of IFToMM's N-four-bar at N = 40.
+
+        The acceleration constraints are not formed: the numeric model
+        derives them as code from ``k_nh`` and ``f_nh``
+        (``_simulation.numeric_model``), and SymPy reads ``_k_dnh`` and
+        ``_f_dnh`` only in ``kanes_equations()`` and ``to_linearizer()``,
+        which this class refuses or cannot reach (no ``Fr``); they are
+        ``None``. SymPy keeps these matrices in private attributes; this
+        method and :meth:`_initialize_kindiffeq_matrices` are the only
+        places in the package that set them
+        (``tests/test_assembly_tree.py`` compares them with SymPy's)."""
+        if acc:
+            raise ValueError('the acceleration constraints of an unformed '
+                             'System are derived, not given.')
+        config = list(config or [])
+        if len(self._qdep) != len(config):      # private in SymPy 1.14
+            raise ValueError('There must be an equal number of dependent '
+                             'coordinates and configuration constraints.')
+        self._f_h = sm.Matrix(config) if config else sm.Matrix()
+        n = len(self.u)
+        k_rows, f_rows = [], []
+        if self._derive_holonomic and config:
+            k_rows, f_rows = self._holonomic_velocity_rows(config)
+        vel = list(vel or [])
+        if vel:
+            vel = [sm.sympify(v).xreplace(self._qdot_u_map) for v in vel]
+            k_given, f_given = linear_eq_to_matrix(vel, list(self.u))
+            k_rows += [list(k_given.row(i)) for i in range(len(vel))]
+            f_rows += [-f_given[i] for i in range(len(vel))]
+        if len(f_rows) != len(self._udep):      # private in SymPy 1.14
+            raise ValueError('There must be an equal number of dependent '
+                             'speeds and velocity constraints.')
+        self._k_dnh = self._f_dnh = None        # not formed (see above)
+        if f_rows:
+            self._k_nh = sm.Matrix(len(f_rows), n, lambda i, j:
+                                   k_rows[i][j])
+            self._f_nh = sm.Matrix(f_rows)
+            p = n - len(f_rows)
+            self._Ars = -linear_solver(self._k_nh[:, p:], self._k_nh[:, :p])
+        else:
+            self._k_nh = self._f_nh = self._Ars = sm.Matrix()
+
+    def _holonomic_velocity_rows(self, config):
+        """The rows of ``k_nh`` and ``f_nh`` of the holonomic constraints
+        ``config`` (see :meth:`_initialize_constraint_matrices`)."""
+        time = dynamicsymbols._t
+        q = list(self.q)
+        names = [sm.Dummy() for _ in q]
+        rows = [sm.sympify(c).xreplace(dict(zip(q, names))) for c in config]
+        partials = _partial_derivatives(rows, names)
+        # q'_j = sum_k rate[j][k] u_k + rest[j]
+        rate = [{k: -self._k_ku[j, k] for k in range(len(self.u))
+                 if self._k_ku[j, k] != 0} for j in range(len(q))]
+        rest = [-self._f_k[j] for j in range(len(q))]
+        back = dict(zip(names, q))
+        k_rows = [[sm.S.Zero] * len(self.u) for _ in rows]
+        f_rows = [row.diff(time) if time in row.free_symbols else sm.S.Zero
+                  for row in rows]
+        for (i, j), partial in partials.items():
+            partial = partial.xreplace(back)
+            for k, coefficient in rate[j].items():
+                k_rows[i][k] += partial * coefficient
+            if rest[j] != 0:
+                f_rows[i] += partial * rest[j]
+        f_rows = [f.xreplace(back) for f in f_rows]
+        return k_rows, f_rows
+
 
 # System -> (fingerprint, UnformedKanesMethod), held weakly by the System
 _MODELS = weakref.WeakKeyDictionary()
+
+
+def _explicit_velocity_constraints(system):
+    """The velocity constraints set on ``system`` itself, or ``None`` where
+    SymPy derives them from its holonomic and nonholonomic constraints at
+    each reading of ``system.velocity_constraints``. SymPy 1.14 says which
+    only through the private ``_vel_constrs``; this is the one place in
+    the package that reads it."""
+    return system._vel_constrs                  # private in SymPy 1.14
 
 
 def _fingerprint(system):
     """What the unformed model is made from; compared with ``==``."""
     # (the nonholonomic constraints, not velocity_constraints, which SymPy
     # derives anew from the holonomic ones at each reading)
+    explicit = _explicit_velocity_constraints(system)
     return (tuple(system.q_ind), tuple(system.q_dep), tuple(system.u_ind),
             tuple(system.u_dep), tuple(system.kdes),
             tuple(system.holonomic_constraints),
-            tuple(system.nonholonomic_constraints), tuple(system.bodies),
+            tuple(system.nonholonomic_constraints),
+            None if explicit is None else tuple(explicit),
+            tuple(system.bodies),
             tuple(system.loads), tuple(system.actuators),
             tuple(system.u_aux), system.frame)
 
@@ -128,14 +269,17 @@ def unformed_kanes_method(system):
     loads = tuple(system.loads) + tuple(
         load for actuator in system.actuators
         for load in actuator.to_loads())
+    explicit = _explicit_velocity_constraints(system)
     kane = UnformedKanesMethod(
         system.frame, q_ind=list(system.q_ind), u_ind=list(system.u_ind),
         kd_eqs=list(system.kdes), q_dependent=list(system.q_dep),
         u_dependent=list(system.u_dep),
         configuration_constraints=list(system.holonomic_constraints),
-        velocity_constraints=list(system.velocity_constraints),
+        velocity_constraints=list(system.nonholonomic_constraints
+                                  if explicit is None else explicit),
         forcelist=list(loads) or None, bodies=list(system.bodies),
         explicit_kinematics=False, kd_eqs_solver=_kinematics_solver,
-        constraint_solver=_no_symbolic_inverse)
+        constraint_solver=_no_symbolic_inverse,
+        derive_holonomic=explicit is None)
     _MODELS[system] = (fingerprint, kane)
     return kane

@@ -66,9 +66,10 @@ class ConstraintEngine:
             self.resjac, self.rates_function = resjac, rates
         elif backend == 'compiled':
             try:
-                self.resjac = generate(inputs, resjac, 'llvm', 'resjac')
+                self.resjac = generate(inputs, resjac, 'llvm', 'resjac',
+                                       graph='auto')
                 self.rates_function = generate(inputs, rates, 'llvm',
-                                               'rates')
+                                               'rates', graph='auto')
             except CodegenError as error:
                 if strict and not isinstance(error, MiscompiledError):
                     raise ValueError(f"backend='compiled': {error}") \

@@ -198,8 +198,10 @@ class NumericModel:
             plain[symbol] = sm.Symbol(f'{tag}s{i}')
             self._inputs.append(plain[symbol])
         self._plain = plain
-        check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff, self.q,
-                                   self.u, plain)
+        if not (self.assembled and kane.derives_holonomic_rates):
+            # (derived there from f_h: consistent by construction)
+            check_velocity_constraints(f_h, k_nh, f_nh, self.kindiff,
+                                       self.q, self.u, plain)
         self.dims = np.array([len(self.q), len(self.u), len(f_h),
                               len(q_dep), len(u_dep),
                               int(self.kinematics_is_identity)], np.int64)
@@ -381,11 +383,12 @@ class NumericModel:
             # assembled equations (an unformed System) are a large shared
             # graph: compiled node by node (_numeric.dag_llvm), at LLVM's
             # level 0, several times faster to compile
+            # and the constraints' large Jacobians too (codegen.generate)
             graph = self.assembled and name == 'eom'
             functions[name] = generate(
                 inputs, outputs, kind, name, opt_level=0 if graph else None,
-                graph=graph, sums=getattr(self, '_sums', ()) if graph
-                else ())
+                graph=graph or 'auto', sums=getattr(self, '_sums', ())
+                if graph else ())
         self._sums = ()          # (the code is made; not kept, not pickled)
         self.functions = functions
         self.fn = self._addresses()

@@ -241,7 +241,7 @@ def hol_function(nm, dependent):
             phi, columns = to_symengine(phi), to_symengine(columns)
         outputs = phi + [e.diff(s) for e in phi for s in columns]
         kind = 'llvm' if nm.backend == 'compiled' else 'numpy'
-        return generate(nm.inputs(), outputs, kind, 'hol')
+        return generate(nm.inputs(), outputs, kind, 'hol', graph='auto')
     # kept with the model (NumericModel.derived), as its other functions
     return nm.derived(('hol', dependent), build)
 
