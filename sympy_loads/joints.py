@@ -543,12 +543,14 @@ class LoopJoint(Joint):
         return rows
 
 
-def _evaluator(symbols, exprs, jacobian=False):
-    """``f(values) -> ndarray``: ``exprs`` (or their Jacobian with respect
-    to the coordinates among ``symbols``) at values of ``symbols``,
-    evaluated by SymEngine's interpreter where it is installed (fast to
-    set up for the large expressions of a spatial chain), else by NumPy
-    code from SymPy."""
+def _evaluator(symbols, exprs, jacobian_rows=0):
+    """``f(values) -> ndarray``: ``exprs`` at values of ``symbols``,
+    followed by the Jacobian (row by row) of the first ``jacobian_rows``
+    of them with respect to the coordinates among ``symbols``; evaluated
+    by SymEngine's interpreter where it is installed (fast to set up for
+    the large expressions of a spatial chain), else by NumPy code from
+    SymPy. One function for all, since setting one up costs more than
+    evaluating it."""
     plain = [sm.Dummy() for _ in symbols]
     column = sm.Matrix(exprs).xreplace(dict(zip(symbols, plain)))
     coords = [p for s, p in zip(symbols, plain)
@@ -557,14 +559,14 @@ def _evaluator(symbols, exprs, jacobian=False):
         import symengine as se
         entries = to_symengine(list(column))
         args = to_symengine(plain)
-        if jacobian:
-            xs = to_symengine(coords)
-            entries = [e.diff(x) for e in entries for x in xs]
+        xs = to_symengine(coords)
+        entries += [e.diff(x) for e in entries[:jacobian_rows] for x in xs]
         function = se.Lambdify(args, entries, backend='lambda', real=True)
     else:
-        if jacobian:
-            column = column.jacobian(coords)
-        function = _lambdify([plain], sm.Matrix(list(column)))
+        entries = list(column)
+        if jacobian_rows:
+            entries += list(column[:jacobian_rows, :].jacobian(coords))
+        function = _lambdify([plain], sm.Matrix(entries))
 
     def evaluate(values):
         with np.errstate(all='ignore'):
@@ -628,9 +630,19 @@ def _redundant_rows(kept, symbols, rng, branch=None):
     if len(kept) < 2 or not coords:
         return []
     exprs = [e for _, e in kept]
-    value = _evaluator(symbols, exprs)
-    jacobian = _evaluator(symbols, exprs, jacobian=True)
-    side = _evaluator(symbols, [branch]) if branch is not None else None
+    n = len(exprs)
+    evaluate = _evaluator(symbols, exprs + ([] if branch is None
+                                            else [branch]), n)
+    start = n + (branch is not None)      # where the Jacobian starts
+
+    def value(point):
+        return evaluate(point)[:n]
+
+    def jacobian(point):
+        return evaluate(point)[start:]
+
+    def side(point):
+        return evaluate(point)[n:start]
     best = None
     for _ in range(4 * SAMPLES):
         point = _random_values(symbols, rng)
@@ -654,7 +666,7 @@ def _redundant_rows(kept, symbols, rng, branch=None):
                 np.abs(found.fun)) > 1e-9:
             continue
         point[coords] = found.x
-        if side is not None and not side(point)[0] > 0:
+        if branch is not None and not side(point)[0] > 0:
             continue
         chosen = _independent_rows(gradient(found.x))
         if best is None or len(chosen) > len(best):
