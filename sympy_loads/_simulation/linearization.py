@@ -69,6 +69,7 @@ from .partition import (PARTITION_GAIN, PARTITION_RATIO, Partition,
                         best_columns, block_measure, full_jacobians)
 from .piecewise_smooth import PiecewiseSmooth, check_sides
 from .problem import format_state
+from .shared_derivatives import shared_jacobian
 from ..constraints import HolonomicConstraintSolver
 from .._errors import (ConstraintSolverError, EquilibriumError,
                        MissingValuesError)
@@ -145,8 +146,21 @@ class LinearFunctions:
         Ra = [sum((K[i][j] * ud[j] for j in range(nu)), g[i])
               for i in range(m)]
 
-        def jac(rows, symbols):
-            return [expr.diff(s) for expr in rows for s in symbols]
+        if use_se and nm.assembled:
+            # a shared graph: each subexpression differentiated once, for
+            # all rows and variables together (see .shared_derivatives)
+            variables = list(plain_q) + list(plain_u) + list(plain_s)
+            rows = hol + h + Rk + Rd + Ra
+            table = dict(zip(map(id, rows), shared_jacobian(rows,
+                                                            variables)))
+            column = {id(v): k for k, v in enumerate(variables)}
+
+            def jac(rows, symbols):
+                return [table[id(expr)][column[id(s)]] for expr in rows
+                        for s in symbols]
+        else:
+            def jac(rows, symbols):
+                return [expr.diff(s) for expr in rows for s in symbols]
 
         # the residuals' values are not needed: the operating point is
         # consistent, and the rates and multipliers come from the model's

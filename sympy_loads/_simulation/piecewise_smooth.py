@@ -35,7 +35,7 @@ import itertools
 import numpy as np
 import sympy as sm
 
-from .._numeric.codegen import nodes_of
+from .._numeric.codegen import nodes_of, shared_xreplace
 
 __all__ = []
 
@@ -178,6 +178,13 @@ class PiecewiseSmooth:
         its selector."""
         if not self._mapping:
             return list(expressions)
+        expressions = list(expressions)
+        if self._module not in (None, sm) and all(
+                isinstance(e, self._module.Basic) for e in expressions):
+            # one memory for all: a subexpression shared by several
+            # expressions (the assembled equations of an unformed System)
+            # is replaced once and stays shared
+            return shared_xreplace(expressions, self._mapping)
         return [e.xreplace(self._mapping) if hasattr(e, 'xreplace') else e
                 for e in expressions]
 
