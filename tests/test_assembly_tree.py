@@ -203,3 +203,69 @@ def test_kinematic_equations_as_kanes_method_makes_them(case):
     for key in map_ours:
         assert sm.simplify(map_ours[key] - map_theirs[key]) == 0
 
+
+
+def _constraint_system(explicit):
+    """Two coordinates whose kinematic equations are coupled and hold a
+    time function ``f``, tied by a holonomic constraint that holds time
+    and a function of time ``h``; ``explicit``: the System's velocity
+    constraints are set by hand (the time derivative written out)."""
+    q1, q2, u1, u2 = me.dynamicsymbols('q1 q2 u1 u2')
+    f, h = me.dynamicsymbols('f h')
+    t = me.dynamicsymbols._t
+    L, w = sm.symbols('L w')
+    N = me.ReferenceFrame('N')
+    O = me.Point('O')
+    O.set_vel(N, 0)
+    system = me.System(N, O)
+    system.add_coordinates(q1)
+    system.add_coordinates(q2, independent=False)
+    system.add_speeds(u1)
+    system.add_speeds(u2, independent=False)
+    system.add_kdes(q1.diff() + sm.cos(q2) * q2.diff() - u1,
+                    2 * q2.diff() - u2 * sm.sin(q1) - f)
+    constraint = (q1 ** 2 + L * sm.sin(q2) * sm.cos(w * t)
+                  + h * q1 - L ** 2)
+    system.add_holonomic_constraints(constraint)
+    if explicit:
+        system.velocity_constraints = [constraint.diff(t)]
+    P = O.locatenew('P', q1 * N.x + q2 * N.y)
+    P.set_vel(N, u1 * N.x + u2 * N.y)
+    system.add_bodies(me.Particle('p', P, sm.Symbol('m')))
+    return system
+
+
+@pytest.mark.parametrize('case', ['derived', 'explicit', 'four_bar'])
+def test_constraint_matrices_as_kanes_method_makes_them(case):
+    """The unformed model's velocity constraints ``k_nh u + f_nh = 0``,
+    derived from the holonomic constraints by partial derivatives (not
+    SymPy's time derivative), equal those of SymPy's ``KanesMethod`` given
+    ``System.velocity_constraints``, at random values of every symbol and
+    function: coupled kinematic equations with a time function and a
+    constraint holding time (derived, or set by hand on the System), and
+    IFToMM's N-four-bar (N = 2: PinJoints closed by LoopJoints)."""
+    from _unformed_models import n_four_bar
+    from sympy_loads._assembly import unformed_kanes_method
+    from sympy_loads._utils import _kanes_parts
+    system = (n_four_bar(2).system if case == 'four_bar'
+              else _constraint_system(case == 'explicit'))
+    ours = unformed_kanes_method(system)
+    assert ours.derives_holonomic_rates == (case != 'explicit')
+    theirs = me.KanesMethod(
+        system.frame, q_ind=list(system.q_ind), u_ind=list(system.u_ind),
+        kd_eqs=list(system.kdes), q_dependent=list(system.q_dep),
+        u_dependent=list(system.u_dep),
+        configuration_constraints=list(system.holonomic_constraints),
+        velocity_constraints=list(system.velocity_constraints),
+        explicit_kinematics=False)
+    a, b = _kanes_parts(ours), _kanes_parts(theirs)
+    difference = sm.Matrix.hstack(a.k_nh - b.k_nh, a.f_nh - b.f_nh)
+    functions = sorted(me.find_dynamicsymbols(difference), key=str)
+    rng = np.random.default_rng(3)
+    for _ in range(3):
+        values = {s: rng.uniform(0.5, 1.5) for s in functions}
+        numbers = difference.xreplace(values)
+        numbers = numbers.xreplace({s: rng.uniform(0.5, 1.5)
+                                    for s in numbers.free_symbols})
+        assert np.abs(np.array(numbers, dtype=float)).max() <= 1e-12
+    assert a.k_nh.shape == b.k_nh.shape and a.k_nh != sm.zeros(*a.k_nh.shape)
