@@ -24,6 +24,13 @@ only that one level is differentiated there. A derivative exists only for
 the variables a node depends on (a sparse map per node), so the cost is
 the number of (node, variable) pairs, O(n^3) for an n-link chain.
 
+Equal derivatives made in different places are kept as one object (each
+new node is looked up in a table of those made before): SymEngine
+compares two objects by their addresses first and by their structure
+only when they differ, so equal but distinct copies, built up level by
+level, would make the later comparisons deep again (a 20-link chain took
+167 s without the table).
+
 References
 ==========
 
@@ -59,13 +66,23 @@ def _children_first(exprs):
     return order
 
 
-def _add_into(total, gradient, factor=None):
-    """``total[i] += factor * gradient[i]`` (terms kept as lists)."""
+class _Table(dict):
+    """One object per distinct expression made (see the module
+    documentation)."""
+
+    def __call__(self, expr):
+        return self.setdefault(expr, expr)
+
+
+def _add_into(total, gradient, one, factor=None):
+    """``total[i] += factor * gradient[i]`` (terms kept as lists; ``one``,
+    the :class:`_Table`)."""
     for i, d in gradient.items():
-        total.setdefault(i, []).append(d if factor is None else factor * d)
+        total.setdefault(i, []).append(d if factor is None
+                                       else one(factor * d))
 
 
-def _local_partials(expr):
+def _local_partials(expr, one):
     """``[d expr / d arg_k]`` for a node that is neither a sum, a product
     nor a power, from SymEngine's ``diff`` of the node rebuilt on symbols;
     None where it cannot be rebuilt from its arguments (a ``Piecewise``,
@@ -77,40 +94,39 @@ def _local_partials(expr):
     except (TypeError, ValueError, RuntimeError, AttributeError):
         return None
     back = dict(zip(names, args))
-    return [local.diff(name).subs(back) for name in names]
+    return [one(local.diff(name).subs(back)) for name in names]
 
 
-def _gradient(expr, gradients):
-    """The sparse gradient ``{variable index: derivative}`` of ``expr``
-    from those of its arguments (``gradients``, by argument)."""
+def _gradient(expr, gradients, one):
+    """The sparse gradient ``{variable index: [terms]}`` of ``expr`` from
+    those of its arguments (``gradients``, by argument; ``one``, the
+    :class:`_Table`)."""
     args = expr.args
+    terms = {}
     if isinstance(expr, se.Add):
-        terms = {}
         for g in gradients:
-            _add_into(terms, g)
+            _add_into(terms, g, one)
         return terms
     if isinstance(expr, se.Mul):
-        terms = {}
         for k, g in enumerate(gradients):
             if g:
-                _add_into(terms, g, se.Mul(*(args[:k] + args[k + 1:])))
+                _add_into(terms, g, one,
+                          one(se.Mul(*(args[:k] + args[k + 1:]))))
         return terms
     if isinstance(expr, se.Pow):
         base, exponent = args
-        terms = {}
         if gradients[0]:
-            _add_into(terms, gradients[0],
-                      exponent * base ** (exponent - 1))
+            _add_into(terms, gradients[0], one,
+                      one(exponent * one(base ** (exponent - 1))))
         if gradients[1]:
-            _add_into(terms, gradients[1], expr * se.log(base))
+            _add_into(terms, gradients[1], one, one(expr * se.log(base)))
         return terms
-    partials = _local_partials(expr)
+    partials = _local_partials(expr, one)
     if partials is None:
         return None
-    terms = {}
     for partial, g in zip(partials, gradients):
         if g and partial != 0:
-            _add_into(terms, g, partial)
+            _add_into(terms, g, one, partial)
     return terms
 
 
@@ -122,8 +138,10 @@ def shared_jacobian(exprs, symbols):
     whole, for the variables it depends on; a condition (a relational)
     has no derivative."""
     index = {s: i for i, s in enumerate(symbols)}
+    one = _Table()
     gradient = {}
     for node in _children_first(exprs):
+        one(node)
         if not node.args:
             i = index.get(node)
             gradient[node] = {} if i is None else {i: se.Integer(1)}
@@ -135,13 +153,12 @@ def shared_jacobian(exprs, symbols):
         if not any(below):
             gradient[node] = {}
             continue
-        terms = _gradient(node, below)
+        terms = _gradient(node, below, one)
         if terms is None:
             used = sorted({i for g in below for i in g})
-            terms = {i: [node.diff(symbols[i])] for i in used}
-        gradient[node] = {i: (t[0] if len(t) == 1 else se.Add(*t))
-                          for i, t in terms.items()}
-        gradient[node] = {i: d for i, d in gradient[node].items()
-                          if d != 0}
+            terms = {i: [one(node.diff(symbols[i]))] for i in used}
+        sums = {i: (t[0] if len(t) == 1 else one(se.Add(*t)))
+                for i, t in terms.items()}
+        gradient[node] = {i: d for i, d in sums.items() if d != 0}
     return [[gradient[e].get(i, _ZERO) for i in range(len(symbols))]
             for e in exprs]
