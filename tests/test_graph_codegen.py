@@ -6,6 +6,7 @@ Oracle: SymPy's evaluation of the expressions with numbers substituted
 (no code generation), or plain Python arithmetic.
 """
 
+import ctypes
 import math
 import pickle
 
@@ -138,3 +139,25 @@ def test_nodes_of_walks_a_shared_graph_once():
     a = sm.Symbol('a')
     assert nodes_of([sm.sin(a) + sm.cos(a) ** 2], (sm.Pow,)) == {
         sm.cos(a) ** 2}
+
+
+def test_mostly_zero_outputs_are_cleared_at_once():
+    """A function whose outputs are mostly exact zeros (a constraint
+    Jacobian) clears its output at once and stores only the others: the
+    zeros are +0.0 wherever the output buffer held other values, -0.0
+    stays -0.0, and the IR holds one store per nonzero output."""
+    zero, minus_zero = se.Integer(0), se.Float(-0.0)
+    outputs = [x * y] + [zero] * 20 + [y - z, minus_zero, zero, se.sin(x)]
+    text, _ = graph_ir([x, y, z], outputs)
+    assert 'llvm.memset' in text
+    assert text.count('store double') == 3 + 1
+    engine = GraphFunction(3, len(outputs), text, ())
+    point = np.array([0.5, 2.0, 3.0])
+    out = np.full(len(outputs), np.nan)
+    double_p = ctypes.POINTER(ctypes.c_double)
+    engine._function(out.ctypes.data_as(double_p),
+                     point.ctypes.data_as(double_p), None)
+    expected = np.array([1.0] + [0.0] * 20 + [-1.0, -0.0, 0.0,
+                                               np.sin(0.5)])
+    assert np.array_equal(out, expected)
+    assert np.array_equal(np.signbit(out), np.signbit(expected))
