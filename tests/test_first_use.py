@@ -342,3 +342,38 @@ def test_numpy_back_end_compiles_nothing(tmp_path):
     assert not _compiling(stderr), stderr[-3000:]
     assert not cache.exists() or not any(cache.rglob('*.nbi'))
     _check_ball(result['ball'])
+
+
+_RHS_GROUP = """
+import json, re
+from sympy_loads._numeric import kernel_set
+entries = dict(kernel_set.groups())[
+    'right-hand side of the equations of motion']
+found = {}
+for kernel, signature in entries:
+    kernel.compile(signature)
+    # the functions defined in the kernel's final (linked) module
+    found[kernel.py_func.__name__] = sorted({
+        name for name in ('correct', 'newton', 'qr_solve')
+        for line in kernel.inspect_llvm(signature).splitlines()
+        if line.startswith('define') and re.search(
+            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
+print(json.dumps(found))
+"""
+
+
+def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
+        tmp_path):
+    """The right-hand side's kernels call the constraint correction
+    (``rhs.correct``: Newton-Raphson, its QR solve, the velocity solve)
+    by its address in the model's ``fn`` (``rhs.with_calls``): none of
+    them links and optimizes that chain again into its own code, where
+    ``rhs_packed``, ``inputs_packed`` and ``states`` once each did (a
+    third of their group's compilation). Read from the functions each
+    kernel's final LLVM module defines, in a child compiling into an
+    empty cache."""
+    done = run(code_command(_RHS_GROUP), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {
+        'rhs_packed': [], 'inputs_packed': [], 'derivatives': [],
+        'states': []}
