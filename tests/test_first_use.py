@@ -371,9 +371,10 @@ def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
     ``rhs_packed``, ``inputs_packed`` and ``states`` once each did (a
     third of their group's compilation). Read from the functions each
     kernel's final LLVM module defines, in a child compiling into an
-    empty cache."""
+    empty cache; ``correct`` itself (compiled in the group) defines the
+    chain, which shows that the names are found."""
     done = run(code_command(_RHS_GROUP), tmp_path / 'numba-cache',
                timeout=TIMEOUT)
     assert last_json(done.stdout) == {
-        'rhs_packed': [], 'inputs_packed': [], 'derivatives': [],
-        'states': []}
+        'correct': ['correct', 'newton', 'qr_solve'], 'rhs_packed': [],
+        'inputs_packed': [], 'derivatives': [], 'states': []}

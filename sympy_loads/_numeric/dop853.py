@@ -136,9 +136,10 @@ ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
 EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
-# the stepping's fn: the model's six entries (see .rhs), then the addresses
-# of rhs_packed and inputs_packed (with_calls)
-FN_RHS, FN_INPUTS, FN_SIZE = 6, 7, 8
+# the stepping's fn: the right-hand side's (the model's six entries and
+# the addresses of correct and derivatives, see .rhs.with_calls), then the
+# addresses of rhs_packed and inputs_packed (with_calls)
+FN_RHS, FN_INPUTS, FN_SIZE = 8, 9, 10
 # rhs_packed and inputs_packed called by address (see .jit.native_caller):
 # so they are not compiled into the stepping again
 _rhs = native_caller(RHS_PACKED_TYPES)
@@ -876,19 +877,19 @@ _CALLS = []
 
 def with_calls(fn):
     """The stepping's ``fn`` (:func:`advance`, :func:`event_value`): the
-    model's six entries of ``fn`` followed by the addresses of the
+    right-hand side's ``fn`` (:func:`.rhs.with_calls`, made from the
+    model's six entries of ``fn``) followed by the addresses of the
     compiled :func:`.rhs.rhs_packed` and :func:`.rhs.inputs_packed`
     (loaded, or compiled, at the first call in a process), which the
     stepping calls by address (:func:`.jit.native_caller`)."""
+    from . import rhs
     if not _CALLS:
-        from . import rhs
         from .jit import native_address
         _CALLS.append(np.array(
             [native_address(rhs.rhs_packed, RHS_PACKED_TYPES),
              native_address(rhs.inputs_packed, INPUTS_PACKED_TYPES)],
             dtype=np.int64))
-    return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_RHS],
-                           _CALLS[0]])
+    return np.concatenate([rhs.with_calls(fn), _CALLS[0]])
 
 
 # event_value's compiled entry point (the same argument types for every

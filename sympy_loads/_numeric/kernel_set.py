@@ -65,6 +65,7 @@ def groups():
             (dop853.advance, (V, V, V, V, V, M, V, Ix, Ix, V, M, V, V, V,
                               M, M, M, V, V, V, Ix, V, V, V, V, V, M))]),
         ('right-hand side of the equations of motion', [
+            (rhs.correct, rhs.CORRECT_TYPES),
             (rhs.rhs_packed, (f, V, V, Ix, Ix, V, V)),
             (rhs.inputs_packed, (f, V, V, Ix, Ix, V)),
             (rhs.derivatives, (V, Ix, Ix, Ix, i, V)),
