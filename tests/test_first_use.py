@@ -292,7 +292,7 @@ def test_compile_ahead_from_the_command_line(first_uses, tmp_path):
     assert 'compiling the numeric kernels once' in lines[0], stderr
     assert '(3 kernels in 1 group)' in lines[0], lines[0]
     assert [line.split(':')[1] for line in lines[1:-1]] == [
-        ' [1/1] event location and dense output'], lines
+        ' [1/1] impacts, event location and dense output'], lines
     assert 'compiled the numeric kernels in' in lines[-1]
     stderr = run(command, cache, timeout=TIMEOUT).stderr
     assert 'already compiled' in stderr and '[1/' not in stderr
