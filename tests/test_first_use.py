@@ -378,3 +378,34 @@ def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
     assert last_json(done.stdout) == {
         'correct': ['correct', 'newton', 'qr_solve'], 'rhs_packed': [],
         'inputs_packed': [], 'derivatives': [], 'states': []}
+
+
+_ADVANCE = """
+import json, re
+from sympy_loads._numeric import dop853, kernel_set
+entries = dict(kernel_set.groups())['DOP853 stepping']
+entries.append((dop853.strike, dop853.STRIKE_TYPES))
+found = {}
+for kernel, signature in entries:
+    kernel.compile(signature)
+    found[kernel.py_func.__name__] = sorted({
+        name for name in ('strike', 'impact_jump', 'speed_basis')
+        for line in kernel.inspect_llvm(signature).splitlines()
+        if line.startswith('define') and re.search(
+            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
+print(json.dumps(found))
+"""
+
+
+def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
+    """The stepping (``dop853.advance``) calls ``dop853.strike``, which
+    locates an impact and applies its jump (``jump.impact_jump`` and the
+    velocity solve), by its address in the stepping's ``fn``
+    (``dop853.with_calls``): the stepping's code defines none of them,
+    where numba once inlined ``strike`` into it and compiled that chain
+    again there (half of the stepping's compilation). ``strike`` itself
+    defines the chain, which shows that the names are found."""
+    done = run(code_command(_ADVANCE), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {
+        'advance': [], 'strike': ['impact_jump', 'speed_basis', 'strike']}
