@@ -880,8 +880,8 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
-# the addresses of rhs_packed, inputs_packed and strike in this process, found at
-# the first with_calls()
+# the addresses of rhs_packed, inputs_packed and strike in this process,
+# found at the first with_calls()
 _CALLS = []
 
 

@@ -17,6 +17,11 @@ address, hol data, vel address, vel data, eom address, eom data]``:
     independent) and ``g = K' u + k'``, so that the acceleration
     constraints read ``K u' + g = 0``.
 
+The kernels below take that table followed by the addresses of
+:func:`correct` and :func:`derivatives` (:func:`with_calls`), which they
+call by address: so numba compiles the constraint correction and the
+equations' solve once, not again into every kernel that calls them.
+
 One evaluation (coordinate partitioning, Wehage and Haug 1982): Newton-
 Raphson on the dependent coordinates from the guess in the state
 (:func:`.newton.newton`), the dependent speeds from the velocity
