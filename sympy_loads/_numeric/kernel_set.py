@@ -313,8 +313,9 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
     """Compile (or load) the entries of ``todo`` (default: every entry of
     :func:`groups`), logging the announcement, one line per group and the
     time taken through ``log``; with ``jobs`` (default: 2 where the
-    machine has two CPUs or more) above 1 the stepping's group is
-    compiled in a helper process at the same time. A compilation of every
+    machine has two CPUs or more) above 1 the stepping's groups are
+    compiled in a helper process at the same time
+    (:func:`_compile_parallel`). A compilation of every
     group records its wall time in the cache directory, announced as the
     time to expect at the next one there (:func:`expected`). Returns the
     seconds taken. The caller holds :func:`compile_lock`."""
