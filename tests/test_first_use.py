@@ -292,7 +292,7 @@ def test_compile_ahead_from_the_command_line(first_uses, tmp_path):
     assert 'compiling the numeric kernels once' in lines[0], stderr
     assert '(3 kernels in 1 group)' in lines[0], lines[0]
     assert [line.split(':')[1] for line in lines[1:-1]] == [
-        ' [1/1] event location and dense output'], lines
+        ' [1/1] impacts, event location and dense output'], lines
     assert 'compiled the numeric kernels in' in lines[-1]
     stderr = run(command, cache, timeout=TIMEOUT).stderr
     assert 'already compiled' in stderr and '[1/' not in stderr
@@ -342,3 +342,70 @@ def test_numpy_back_end_compiles_nothing(tmp_path):
     assert not _compiling(stderr), stderr[-3000:]
     assert not cache.exists() or not any(cache.rglob('*.nbi'))
     _check_ball(result['ball'])
+
+
+_RHS_GROUP = """
+import json, re
+from sympy_loads._numeric import kernel_set
+entries = dict(kernel_set.groups())[
+    'right-hand side of the equations of motion']
+found = {}
+for kernel, signature in entries:
+    kernel.compile(signature)
+    # the functions defined in the kernel's final (linked) module
+    found[kernel.py_func.__name__] = sorted({
+        name for name in ('correct', 'newton', 'qr_solve')
+        for line in kernel.inspect_llvm(signature).splitlines()
+        if line.startswith('define') and re.search(
+            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
+print(json.dumps(found))
+"""
+
+
+def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
+        tmp_path):
+    """The right-hand side's kernels call the constraint correction
+    (``rhs.correct``: Newton-Raphson, its QR solve, the velocity solve)
+    by its address in the model's ``fn`` (``rhs.with_calls``): none of
+    them links and optimizes that chain again into its own code, where
+    ``rhs_packed``, ``inputs_packed`` and ``states`` once each did (a
+    third of their group's compilation). Read from the functions each
+    kernel's final LLVM module defines, in a child compiling into an
+    empty cache; ``correct`` itself (compiled in the group) defines the
+    chain, which shows that the names are found."""
+    done = run(code_command(_RHS_GROUP), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {
+        'correct': ['correct', 'newton', 'qr_solve'], 'rhs_packed': [],
+        'inputs_packed': [], 'derivatives': [], 'states': []}
+
+
+_ADVANCE = """
+import json, re
+from sympy_loads._numeric import dop853, kernel_set
+entries = dict(kernel_set.groups())['DOP853 stepping']
+entries.append((dop853.strike, dop853.STRIKE_TYPES))
+found = {}
+for kernel, signature in entries:
+    kernel.compile(signature)
+    found[kernel.py_func.__name__] = sorted({
+        name for name in ('strike', 'impact_jump', 'speed_basis')
+        for line in kernel.inspect_llvm(signature).splitlines()
+        if line.startswith('define') and re.search(
+            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
+print(json.dumps(found))
+"""
+
+
+def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
+    """The stepping (``dop853.advance``) calls ``dop853.strike``, which
+    locates an impact and applies its jump (``jump.impact_jump`` and the
+    velocity solve), by its address in the stepping's ``fn``
+    (``dop853.with_calls``): the stepping's code defines none of them,
+    where numba once inlined ``strike`` into it and compiled that chain
+    again there (half of the stepping's compilation). ``strike`` itself
+    defines the chain, which shows that the names are found."""
+    done = run(code_command(_ADVANCE), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {
+        'advance': [], 'strike': ['impact_jump', 'speed_basis', 'strike']}

@@ -110,6 +110,7 @@ import functools
 import math
 
 import numpy as np
+from numba import types
 
 from . import (
     DIP_ITERATIONS, INVERSE_PHI, SCAN_POINTS, S_ATOL, S_BRACKET_END,
@@ -136,13 +137,22 @@ ERROR_EXPONENT = -1.0 / 8.0         # -1 / (error estimator order + 1)
 EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
-# the stepping's fn: the model's six entries (see .rhs), then the addresses
-# of rhs_packed and inputs_packed (with_calls)
-FN_RHS, FN_INPUTS, FN_SIZE = 6, 7, 8
+# the stepping's fn: the right-hand side's (the model's six entries and
+# the addresses of correct and derivatives, see .rhs.with_calls), then the
+# addresses of rhs_packed, inputs_packed and strike (with_calls)
+FN_RHS, FN_INPUTS, FN_STRIKE, FN_SIZE = 8, 9, 10, 11
 # rhs_packed and inputs_packed called by address (see .jit.native_caller):
 # so they are not compiled into the stepping again
 _rhs = native_caller(RHS_PACKED_TYPES)
 _inputs = native_caller(INPUTS_PACKED_TYPES)
+# the argument types of strike(), which advance() calls by address: the
+# impact's location and jump are compiled once, by themselves (in the
+# other process than the stepping's, see .kernel_set), not into advance
+_V, _M, _I = types.float64[::1], types.float64[:, ::1], types.int64[::1]
+_f, _i = types.float64, types.int64
+STRIKE_TYPES = (_f, _f, _f, _V, _V, _M, _V, _V, _V, _V, _I, _I, _V, _I, _V,
+                _V, _V, _V, _i, _i, _V, _M, _i)
+_strike = native_caller(STRIKE_TYPES, types.float64)
 
 
 @functools.lru_cache(maxsize=None)
@@ -478,7 +488,7 @@ def event_root(i, t_old, h, t_new, F, y_old, stage, x, fn, ints, floats,
     return np.nan
 
 
-@inline
+@jit
 def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
            floats, impact, row, out, g, g_new, k, per, limits, records,
            n_records):
@@ -813,9 +823,10 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
                         g_new[2 * k + i] = probe[2 * k + i]
         if active and state[S_RESOLVE] != 0.0 and (
                 n_eval > 0 or n_out + 2 <= capacity):
-            t_hit = strike(t, h, t_end, y, f, F, y_old, y_new, stage, x,
-                           fn, ints, floats, impact, row, out, g, g_new, k,
-                           per, limits, records, int(state[S_STRUCK]))
+            t_hit = _strike(fn[FN_STRIKE], (
+                t, h, t_end, y, f, F, y_old, y_new, stage, x, fn, ints,
+                floats, impact, row, out, g, g_new, k, per, limits, records,
+                int(state[S_STRUCK])))
             if math.isfinite(t_hit):
                 state[S_STRUCK] += 1
                 nfev += 1           # the derivative after the impact
@@ -869,26 +880,27 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
-# the addresses of rhs_packed and inputs_packed in this process, found at
-# the first with_calls()
+# the addresses of rhs_packed, inputs_packed and strike in this process,
+# found at the first with_calls()
 _CALLS = []
 
 
 def with_calls(fn):
     """The stepping's ``fn`` (:func:`advance`, :func:`event_value`): the
-    model's six entries of ``fn`` followed by the addresses of the
-    compiled :func:`.rhs.rhs_packed` and :func:`.rhs.inputs_packed`
-    (loaded, or compiled, at the first call in a process), which the
-    stepping calls by address (:func:`.jit.native_caller`)."""
+    right-hand side's ``fn`` (:func:`.rhs.with_calls`, made from the
+    model's six entries of ``fn``) followed by the addresses of the
+    compiled :func:`.rhs.rhs_packed`, :func:`.rhs.inputs_packed` and
+    :func:`strike` (loaded, or compiled, at the first call in a process),
+    which the stepping calls by address (:func:`.jit.native_caller`)."""
+    from . import rhs
     if not _CALLS:
-        from . import rhs
         from .jit import native_address
         _CALLS.append(np.array(
             [native_address(rhs.rhs_packed, RHS_PACKED_TYPES),
-             native_address(rhs.inputs_packed, INPUTS_PACKED_TYPES)],
+             native_address(rhs.inputs_packed, INPUTS_PACKED_TYPES),
+             native_address(strike, STRIKE_TYPES, types.float64)],
             dtype=np.int64))
-    return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_RHS],
-                           _CALLS[0]])
+    return np.concatenate([rhs.with_calls(fn), _CALLS[0]])
 
 
 # event_value's compiled entry point (the same argument types for every

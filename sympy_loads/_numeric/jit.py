@@ -123,11 +123,12 @@ def call(typingctx, address, data, out, x):
     return signature, codegen
 
 
-def native_caller(argument_types):
+def native_caller(argument_types, return_type=types.int64):
     """An intrinsic ``call_native(address, args)`` that calls the compiled
     kernel at ``address`` (its C wrapper, :func:`native_address`) with the
     tuple ``args``, whose types must be ``argument_types``, and returns
-    its int64 result.
+    its result, of type ``return_type`` (an int64 status code, or a
+    float64).
 
     A kernel that calls another kernel directly has numba link the
     callee's machine code into its own and optimize the whole chain again:
@@ -150,13 +151,13 @@ def native_caller(argument_types):
             from numba.core.errors import TypingError
             raise TypingError(f'call_native: arguments {args.types}, '
                               f'expected {expected}')
-        signature = types.int64(address, args)
+        signature = return_type(address, args)
 
         def codegen(context, builder, sig, llargs):
             values = [builder.extract_value(llargs[1], k)
                       for k in range(len(expected))]
             fnty = ir.FunctionType(
-                context.get_value_type(types.int64),
+                context.get_value_type(return_type),
                 [context.get_value_type(t) for t in expected])
             function = builder.inttoptr(llargs[0], fnty.as_pointer())
             return builder.call(function, values)
@@ -166,16 +167,17 @@ def native_caller(argument_types):
     return call_native
 
 
-def native_address(dispatcher, argument_types):
+def native_address(dispatcher, argument_types, return_type=types.int64):
     """The address of the C wrapper of ``dispatcher``'s compiled code for
     ``argument_types`` (loaded from the cache, or compiled, now), for the
-    intrinsics of :func:`native_caller`. The kernel must return an int64:
-    checked here, since the caller's code cannot check it."""
+    intrinsics of :func:`native_caller`. The kernel must return
+    ``return_type``: checked here, since the caller's code cannot check
+    it."""
     signature = tuple(argument_types)
     dispatcher.compile(signature)
     result = dispatcher.overloads[signature]
-    if result.signature.return_type != types.int64:
+    if result.signature.return_type != return_type:
         raise TypeError(f'{dispatcher.py_func.__name__} returns '
-                        f'{result.signature.return_type}, not int64')
+                        f'{result.signature.return_type}, not {return_type}')
     return result.library.get_pointer_to_function(
         result.fndesc.llvm_cfunc_wrapper_name)

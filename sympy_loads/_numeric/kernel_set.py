@@ -41,7 +41,7 @@ _LOG = logging.getLogger('sympy_loads')
 # 2-core machine busy with other work (4.5 times, measured at a load
 # average of 5 to 6): announced before a first compilation, in a cache
 # directory without a record of an earlier one
-EXPECTED = {2: 16, 1: 28}
+EXPECTED = {2: 13, 1: 22}
 BUSY_FACTOR = 5
 # the files in the cache directory: the lock held while compiling, and
 # the record of the last complete compilation (its wall time)
@@ -49,32 +49,42 @@ LOCK_FILE = 'sympy_loads-compile.lock'
 RECORD_FILE = 'sympy_loads-compile-time.json'
 # ensure_compiled() has run in this process
 _ENSURED = []
+# the first groups of groups() that the helper process compiles while
+# this one compiles the others (about half of the CPU time each)
+HELPER_GROUPS = 2
 
 def groups():
     """``[(name, [(dispatcher, argument types), ...]), ...]``: every
     kernel that Python calls, with the argument types its callers pass,
     grouped as they are announced and compiled (the kernels they call are
-    compiled with them). The first group, the stepping, takes about half
-    of the time: it is compiled beside the others (:func:`compile_all`)."""
+    compiled with them, except those called by address: the right-hand
+    side's, the stepping's and the impacts' calls, see
+    :func:`.jit.native_caller`, which are entries of their own). The
+    first ``HELPER_GROUPS`` groups, the stepping and the constraint solves,
+    take about half of the time: they are compiled beside the others
+    (:func:`compile_all`), in which the impacts' group reuses what the
+    right-hand side's compiled (the velocity solve)."""
     from numba import types
     from . import dop853, newton, rhs
     V, M, Ix = types.float64[::1], types.float64[:, ::1], types.int64[::1]
     f, i, b = types.float64, types.int64, types.boolean
     return [
-        ('DOP853 stepping with impacts', [
+        ('DOP853 stepping', [
             (dop853.advance, (V, V, V, V, V, M, V, Ix, Ix, V, M, V, V, V,
                               M, M, M, V, V, V, Ix, V, V, V, V, V, M))]),
-        ('right-hand side of the equations of motion', [
-            (rhs.rhs_packed, (f, V, V, Ix, Ix, V, V)),
-            (rhs.inputs_packed, (f, V, V, Ix, Ix, V)),
-            (rhs.derivatives, (V, Ix, Ix, Ix, i, V)),
-            (rhs.states, (M, M, Ix, Ix, Ix, V, b, M, Ix))]),
         ('constraint solves (Newton-Raphson, velocities, accelerations)', [
             (newton.newton_packed, (Ix, V, Ix, V)),
             (newton.newton_batch, (i, i, M, Ix, i, f, f, i)),
             (newton.rates, (i, i, V, i, i, Ix, Ix, V, b, V, V, Ix)),
             (newton.rates_batch, (i, i, M, i, i, Ix, Ix, M, b))]),
-        ('event location and dense output', [
+        ('right-hand side of the equations of motion', [
+            (rhs.correct, rhs.CORRECT_TYPES),
+            (rhs.rhs_packed, (f, V, V, Ix, Ix, V, V)),
+            (rhs.inputs_packed, (f, V, V, Ix, Ix, V)),
+            (rhs.derivatives, (V, Ix, Ix, Ix, i, V)),
+            (rhs.states, (M, M, Ix, Ix, Ix, V, b, M, Ix))]),
+        ('impacts, event location and dense output', [
+            (dop853.strike, dop853.STRIKE_TYPES),
             (dop853.event_value, (f, i, V, M, V, V, V, Ix, Ix, V, Ix, V, V,
                                   V)),
             (dop853.dense, (M, V, f, V)),
@@ -134,8 +144,10 @@ def _child(names):
 
 
 def _compile_parallel(todo, log, total):
-    """Compile the stepping's group (the first) in a helper process while
-    this process compiles the others: numba compiles under a lock held
+    """Compile the stepping's groups (the first ``HELPER_GROUPS`` of
+    :func:`groups`, where both processes have some left; else the first
+    of ``todo``) in a helper process while this process compiles the
+    others: numba compiles under a lock held
     by the process, so threads would not overlap, but two processes
     writing different entries into one cache directory do. Returns the
     number of groups logged; groups the helper could not compile are
@@ -150,7 +162,11 @@ def _compile_parallel(todo, log, total):
         [package_root] + [p for p in [os.environ.get('PYTHONPATH')] if p]))
     if config.CACHE_DIR:
         env['NUMBA_CACHE_DIR'] = str(config.CACHE_DIR)
-    helper_groups, here = todo[:1], todo[1:]
+    first = {name for name, _ in groups()[:HELPER_GROUPS]}
+    helper_groups = [group for group in todo if group[0] in first]
+    here = [group for group in todo if group[0] not in first]
+    if not helper_groups or not here:
+        helper_groups, here = todo[:1], todo[1:]
     counter = [0]
     lock = threading.Lock()
 
@@ -297,8 +313,9 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
     """Compile (or load) the entries of ``todo`` (default: every entry of
     :func:`groups`), logging the announcement, one line per group and the
     time taken through ``log``; with ``jobs`` (default: 2 where the
-    machine has two CPUs or more) above 1 the stepping's group is
-    compiled in a helper process at the same time. A compilation of every
+    machine has two CPUs or more) above 1 the stepping's groups are
+    compiled in a helper process at the same time
+    (:func:`_compile_parallel`). A compilation of every
     group records its wall time in the cache directory, announced as the
     time to expect at the next one there (:func:`expected`). Returns the
     seconds taken. The caller holds :func:`compile_lock`."""

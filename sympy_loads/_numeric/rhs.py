@@ -17,6 +17,11 @@ address, hol data, vel address, vel data, eom address, eom data]``:
     independent) and ``g = K' u + k'``, so that the acceleration
     constraints read ``K u' + g = 0``.
 
+The kernels below take that table followed by the addresses of
+:func:`correct` and :func:`derivatives` (:func:`with_calls`), which they
+call by address: so numba compiles the constraint correction and the
+equations' solve once, not again into every kernel that calls them.
+
 One evaluation (coordinate partitioning, Wehage and Haug 1982): Newton-
 Raphson on the dependent coordinates from the guess in the state
 (:func:`.newton.newton`), the dependent speeds from the velocity
@@ -58,7 +63,7 @@ from numba import types
 from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
                PARTITION_DUE, PIVOT_HANDOVER, VELOCITY_SINGULAR)
 from . import eom_blocks as _eom_blocks
-from .jit import call, inline, jit
+from .jit import call, inline, jit, native_caller
 from .linalg import lu_factor, lu_solve
 from .newton import newton
 
@@ -75,6 +80,17 @@ RHS_PACKED_TYPES = (types.float64, types.float64[::1], types.float64[::1],
                     types.int64[::1], types.int64[::1], types.float64[::1],
                     types.float64[::1])
 INPUTS_PACKED_TYPES = RHS_PACKED_TYPES[:-1]
+# the argument types of correct() and derivatives(), which the kernels
+# below call by address (so numba does not link and optimize Newton's
+# method, the solves and the equations of motion again into each of them)
+_V, _I = types.float64[::1], types.int64[::1]
+CORRECT_TYPES = (_V, _I, _I, _I, _V, _V, _V, _I)
+DERIVATIVES_TYPES = (_V, _I, _I, _I, types.int64, _V)
+# the right-hand side's fn (with_calls): the model's six entries, then the
+# addresses of correct() and derivatives()
+FN_CORRECT, FN_DERIVATIVES, FN_MODEL_SIZE = 6, 7, 8
+_correct = native_caller(CORRECT_TYPES)
+_derivatives = native_caller(DERIVATIVES_TYPES)
 
 # the dependent block of the velocity constraints counts as singular below
 # this smallest/largest pivot ratio (the diagnosing path then reports it)
@@ -310,13 +326,15 @@ def rhs(t, y, x, fn, dims, idx, opts, partitioned, eom_size, info, work,
     nq, nu, nqd, m = dims[0], dims[1], dims[3], dims[4]
     x[0] = t
     load_state(y, x, dims, idx, partitioned)
-    status = correct(x, fn, dims, idx, opts, info, work, iwork)
+    status = _correct(fn[FN_CORRECT], (x, fn, dims, idx, opts, info, work,
+                                       iwork))
     if status == OK and opts[4] > 0.0 and (info[4] < opts[4]
                                            or info[5] < opts[4]):
         status = PARTITION_DUE
     if status == OK:
         out = np.empty(nq + nu)
-        status = derivatives(x, fn, dims, idx, eom_size, out)
+        status = _derivatives(fn[FN_DERIVATIVES], (x, fn, dims, idx,
+                                                   eom_size, out))
         if status == OK:
             for i in range(nq):
                 ydot[i] = out[i]
@@ -340,7 +358,10 @@ def rhs_packed(t, y, x, fn, ints, floats, ydot):
     integrator's calls (numba's dispatcher costs time per argument, about
     a fifth of an evaluation of a small model): ``ints = [dims (6), idx
     (nqd + nu), partitioned, eom_size, iwork...]`` and ``floats = [opts
-    (7), info (6), work...]`` (see :func:`packed_layout`)."""
+    (7), info (6), work...]`` (see :func:`packed_layout`); ``fn`` is
+    :func:`with_calls`'s."""
+    if fn.shape[0] < FN_MODEL_SIZE:
+        raise ValueError(_SHORT_FN)
     nqd, nu = ints[3], ints[1]
     end = 6 + nqd + nu
     return rhs(t, y, x, fn, ints[:6], ints[6:end], floats[:7],
@@ -353,15 +374,48 @@ def inputs_packed(t, y, x, fn, ints, floats):
     """The consistent input ``x`` of the integrator state ``y`` at ``t``
     (the dependent coordinates and speeds solved, as :func:`rhs_packed`
     leaves it) without the derivatives: what the impacts' gaps need, at a
-    fraction of an evaluation's cost. Returns the status code."""
+    fraction of an evaluation's cost. Returns the status code; ``fn`` is
+    :func:`with_calls`'s."""
+    if fn.shape[0] < FN_MODEL_SIZE:
+        raise ValueError(_SHORT_FN)
     nqd, nu = ints[3], ints[1]
     end = 6 + nqd + nu
     x[0] = t
     load_state(y, x, ints[:6], ints[6:end], ints[end] != 0)
-    status = correct(x, fn, ints[:6], ints[6:end], floats[:7],
-                     floats[7:13], floats[13:], ints[end + 2:])
+    status = _correct(fn[FN_CORRECT], (x, fn, ints[:6], ints[6:end],
+                                       floats[:7], floats[7:13], floats[13:],
+                                       ints[end + 2:]))
     floats[10] = status
     return status
+
+
+# the addresses of correct() and derivatives() in this process, found at
+# the first with_calls()
+_CALLS = []
+
+
+def with_calls(fn):
+    """The right-hand side's ``fn`` (:func:`rhs_packed`,
+    :func:`inputs_packed`, :func:`states`): the model's six entries of
+    ``fn`` followed by the addresses of the compiled :func:`correct` and
+    :func:`derivatives` (loaded, or compiled, at the first call in a
+    process), which those kernels call by address
+    (:func:`.jit.native_caller`): so numba compiles and optimizes the
+    constraint correction (Newton-Raphson, the solves) and the equations'
+    solve once, not again into each kernel that calls them. Call it after
+    :func:`.kernel_set.ensure_compiled`, so that a first compilation is
+    announced."""
+    if not _CALLS:
+        from .jit import native_address
+        _CALLS.append(np.array(
+            [native_address(correct, CORRECT_TYPES),
+             native_address(derivatives, DERIVATIVES_TYPES)],
+            dtype=np.int64))
+    return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_CORRECT],
+                           _CALLS[0]])
+
+
+_SHORT_FN = "fn lacks the kernels' addresses (rhs.with_calls)"
 
 
 def packed_layout(dims, idx, partitioned, eom_size, work_size,
@@ -380,7 +434,10 @@ def packed_layout(dims, idx, partitioned, eom_size, work_size,
 def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
     """Corrected ``[q, u, constraint residual, velocity residual]`` of
     every sample (rows of ``Y``; rows of ``X`` hold each sample's time,
-    constants and inputs), into ``out``; status codes into ``status``."""
+    constants and inputs), into ``out``; status codes into ``status``.
+    ``fn`` is :func:`with_calls`'s."""
+    if fn.shape[0] < FN_MODEL_SIZE:
+        raise ValueError(_SHORT_FN)
     nq, nu, nh, nqd, m = dims[0], dims[1], dims[2], dims[3], dims[4]
     info = np.zeros(6)
     work = np.zeros(3 * nh * nqd + 2 * (nh + nh * nqd) + 2 * nh + 2 * nqd)
@@ -390,7 +447,8 @@ def states(Y, X, fn, dims, idx, opts, partitioned, out, status):
     for row in range(Y.shape[0]):
         x = X[row]
         load_state(Y[row], x, dims, idx, partitioned)
-        status[row] = correct(x, fn, dims, idx, opts, info, work, iwork)
+        status[row] = _correct(fn[FN_CORRECT], (x, fn, dims, idx, opts, info,
+                                                work, iwork))
         for i in range(nq + nu):
             out[row, i] = x[1 + i]
         out[row, nq + nu] = 0.0

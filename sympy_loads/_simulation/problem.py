@@ -142,6 +142,10 @@ class Problem:
             # where one is missing from the cache, announcing it
             self.compile_seconds = kernel_set.ensure_compiled()
             self._rhs = rhs
+            # the kernels' fn: the model's, then the addresses of the
+            # kernels they call (the view's own copy; a change of
+            # partition updates its first two entries in place)
+            nm.fn = rhs.with_calls(nm.fn)
             nh, nqd = int(nm.dims[2]), int(nm.dims[3])
             # the kernels' arguments, also packed into two arrays for the
             # integrator's calls (_opts, _info, ... are views into them)
