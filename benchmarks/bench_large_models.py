@@ -2,9 +2,9 @@
 
 Run: python benchmarks/bench_large_models.py [--n 40] [--growth 10 20 40 80]
      [--a02 40] [--span 2.0] [--repeat 3] [--formed-max-pin 8]
-     [--skip-formed]
+     [--skip-formed] [--linearize 10 14 20]
 Quick run: python benchmarks/bench_large_models.py --n 10 --growth 10 20
-     --a02 4 --skip-formed
+     --a02 4 --skip-formed --linearize 10
 
 The models are the builders shared with the tests
 (``tests/_unformed_models.py``, re-exported by ``benchmarks/models.py``):
@@ -12,7 +12,7 @@ IFToMM's A02 N-four-bar (``n_four_bar``: PinJoints closed by LoopJoints,
 rods of 1 m and 1 kg, the benchmark's start) and two chains of n uniform
 links (total length 1 m, mass 1 kg, gravity): ``pin_chain`` (PinJoints,
 relative angles, as SymPy's joints tutorial writes it) and
-``absolute_chain`` (absolute angles). Three tables, in one process:
+``absolute_chain`` (absolute angles). Four tables, in one process:
 
 1. ``model to first result`` for A02 at N = ``--a02`` and the two chains
    at n = ``--n``: building the System, ``Simulation(system)`` on the
@@ -30,7 +30,10 @@ relative angles, as SymPy's joints tutorial writes it) and
    ``Simulation(system)`` (its derivation and code generation, split as
    ``result.timings`` reports them, in wall seconds) and the cost of one
    evaluation of the right-hand side (a warm ``--span`` s run's time over
-   its number of evaluations, best of ``--repeat``).
+   its number of evaluations, best of ``--repeat``);
+4. ``linearize``: the CPU time of ``linearize()`` on the unformed
+   PinJoint chain at n = ``--linearize`` (its exact Jacobians, made by
+   forward-mode derivatives over the shared graph).
 
 Times are CPU seconds of this process (``time.process_time``: the
 machine may be shared) and, for the first result, also wall seconds.
@@ -167,6 +170,20 @@ def growth_table(args):
               flush=True)
 
 
+def linearize_table(args):
+    """CPU seconds of linearize() on the unformed PinJoint chain (at its
+    start, released straight at 0.3 rad), after Simulation(system)."""
+    from sympy_loads import linearize
+    print('\n4. linearize() of the PinJoint chain, unformed [CPU s]')
+    print(f'{"n":>4s} {"linearize":>10s}')
+    for n in args.linearize:
+        model = models.pin_chain(n)
+        Simulation(model.system)
+        start = time.process_time()
+        linearize(model.system, model.initial_conditions, model.constants)
+        print(f'{n:4d} {time.process_time() - start:10.2f}', flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('--n', type=int, default=40,
@@ -175,6 +192,9 @@ def main(argv=None):
                         help='four-bar loops N of the A02 model')
     parser.add_argument('--growth', type=int, nargs='*',
                         default=[10, 20, 40, 80])
+    parser.add_argument('--linearize', type=int, nargs='*',
+                        default=[10, 14, 20],
+                        help='links of the chains of table 4')
     parser.add_argument('--formed-max-pin', type=int, default=8)
     parser.add_argument('--span', type=float, default=2.0)
     parser.add_argument('--repeat', type=int, default=3)
@@ -185,6 +205,8 @@ def main(argv=None):
     warm_table(args, prepared)
     if args.growth:
         growth_table(args)
+    if args.linearize:
+        linearize_table(args)
 
 
 if __name__ == '__main__':
