@@ -18,9 +18,9 @@ than the fraction :data:`STALL_DECREASE` (an unreachable configuration).
 The constraint solver's kernels :func:`newton_packed` and
 :func:`newton_batch` call :func:`newton` by its address in their ``fn``
 (:func:`with_newton`, :func:`.jit.native_caller`), so numba compiles
-Newton-Raphson and its QR solve once (in the right-hand side's group of
-:mod:`.kernel_set`, with :func:`.rhs.correct`), not again into each of
-them.
+Newton-Raphson and its QR solve once (in the constraint solves' group of
+:mod:`.kernel_set`, in the process that then compiles
+:func:`.rhs.correct`, which reuses them), not again into each of them.
 """
 
 import numpy as np
