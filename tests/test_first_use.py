@@ -409,3 +409,42 @@ def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
                timeout=TIMEOUT)
     assert last_json(done.stdout) == {
         'advance': [], 'strike': ['impact_jump', 'speed_basis', 'strike']}
+
+
+_NEWTON_KERNELS = """
+import json, re
+from sympy_loads._numeric import kernel_set
+entries = [(kernel, signature) for _, group in kernel_set.groups()
+           for kernel, signature in group
+           if kernel.py_func.__module__.endswith('_numeric.newton')]
+found = {}
+for kernel, signature in entries:
+    kernel.compile(signature)
+    found[kernel.py_func.__name__] = sorted({
+        name for name in ('newton', 'qr_solve')
+        for line in kernel.inspect_llvm(signature).splitlines()
+        # numba's mangled names: the module (6newton) then the function
+        # (6newton or 8qr_solve) and its ABI tags (B2v...)
+        if line.startswith('define') and re.search(
+            r'@\\S*\\d' + name + r'B\\d', line)})
+print(json.dumps(found))
+"""
+
+
+def test_the_constraint_solves_do_not_compile_newton_again(tmp_path):
+    """The constraint solver's kernels (``newton.newton_packed``, a single
+    solve, and ``newton.newton_batch``, a batch) call Newton-Raphson
+    (``newton.newton`` and its QR solve) by its address in the engine's
+    ``fn`` (``newton.with_newton``): neither links and optimizes that
+    chain again into its own code, where both once did (and the
+    right-hand side's ``rhs.correct`` a third time, in the other
+    process). ``newton`` is an entry of :func:`.kernel_set.groups` of its
+    own; it and the velocity and acceleration solves (``rates``, which
+    call ``qr_solve`` directly) define the names, which shows that they
+    are found."""
+    done = run(code_command(_NEWTON_KERNELS), tmp_path / 'numba-cache',
+               timeout=TIMEOUT)
+    assert last_json(done.stdout) == {
+        'newton': ['newton', 'qr_solve'], 'newton_packed': [],
+        'newton_batch': [], 'rates': ['qr_solve'],
+        'rates_batch': ['qr_solve']}

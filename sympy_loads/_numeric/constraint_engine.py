@@ -91,8 +91,7 @@ class ConstraintEngine:
             kernel_set.ensure_compiled()
             self._kernels = newton
             nd = len(self.dep)
-            self._fn = np.array([self.resjac.address, self.resjac.data],
-                                dtype=np.int64)
+            self._fn = newton.with_newton(self.resjac)
             self._ints = np.concatenate([self.pos, np.zeros(nd, np.int64)])
             self._buf = np.zeros(7 + newton.newton_work_size(nc, nd))
             self._buf[:4] = [nc, self.tol, self.step_tol, self.maxit]
@@ -200,8 +199,8 @@ class ConstraintEngine:
                           T if np.ndim(T) == 0 else T[start:stop])
             if self._kernels is not None:
                 s, i = self._kernels.newton_batch(
-                    self.resjac.address, self.resjac.data, X, self.pos,
-                    self.nc, self.tol, self.step_tol, self.maxit)
+                    self._fn, X, self.pos, self.nc, self.tol,
+                    self.step_tol, self.maxit)
             else:
                 s, i = numpy_kernels.newton_batch(
                     self.resjac, X, self.pos, self.nc, self.tol,

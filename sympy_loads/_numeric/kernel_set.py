@@ -59,11 +59,16 @@ def groups():
     grouped as they are announced and compiled (the kernels they call are
     compiled with them, except those called by address: the right-hand
     side's, the stepping's and the impacts' calls, see
-    :func:`.jit.native_caller`, which are entries of their own). The
-    first ``HELPER_GROUPS`` groups, the stepping and the constraint solves,
-    take about half of the time: they are compiled beside the others
-    (:func:`compile_all`), in which the impacts' group reuses what the
-    right-hand side's compiled (the velocity solve)."""
+    :func:`.jit.native_caller`, and the constraint solver's call of
+    Newton-Raphson, which are entries of their own). The first
+    ``HELPER_GROUPS`` groups, the stepping and the impacts (which share
+    the dense output), take about half of the time: they are compiled
+    beside the others (:func:`compile_all`), so that each kernel is
+    compiled in one process only: Newton-Raphson and its QR solve in the
+    constraint solves' group, which the right-hand side's
+    (:func:`.rhs.correct`) reuses, where both processes once compiled
+    them. Only the small dense LU solves and the velocity solve
+    (:func:`.rhs.speed_basis`) are compiled in both."""
     from numba import types
     from . import dop853, newton, rhs
     V, M, Ix = types.float64[::1], types.float64[:, ::1], types.int64[::1]
@@ -72,9 +77,16 @@ def groups():
         ('DOP853 stepping', [
             (dop853.advance, (V, V, V, V, V, M, V, Ix, Ix, V, M, V, V, V,
                               M, M, M, V, V, V, Ix, V, V, V, V, V, M))]),
+        ('impacts, event location and dense output', [
+            (dop853.strike, dop853.STRIKE_TYPES),
+            (dop853.event_value, (f, i, V, M, V, V, V, Ix, Ix, V, Ix, V, V,
+                                  V)),
+            (dop853.dense, (M, V, f, V)),
+            (dop853.samples_until, (M, V, f, f, f, f, V, i, V, M, i))]),
         ('constraint solves (Newton-Raphson, velocities, accelerations)', [
+            (newton.newton, newton.NEWTON_TYPES),
             (newton.newton_packed, (Ix, V, Ix, V)),
-            (newton.newton_batch, (i, i, M, Ix, i, f, f, i)),
+            (newton.newton_batch, (Ix, M, Ix, i, f, f, i)),
             (newton.rates, (i, i, V, i, i, Ix, Ix, V, b, V, V, Ix)),
             (newton.rates_batch, (i, i, M, i, i, Ix, Ix, M, b))]),
         ('right-hand side of the equations of motion', [
@@ -83,12 +95,6 @@ def groups():
             (rhs.inputs_packed, (f, V, V, Ix, Ix, V)),
             (rhs.derivatives, (V, Ix, Ix, Ix, i, V)),
             (rhs.states, (M, M, Ix, Ix, Ix, V, b, M, Ix))]),
-        ('impacts, event location and dense output', [
-            (dop853.strike, dop853.STRIKE_TYPES),
-            (dop853.event_value, (f, i, V, M, V, V, V, Ix, Ix, V, Ix, V, V,
-                                  V)),
-            (dop853.dense, (M, V, f, V)),
-            (dop853.samples_until, (M, V, f, f, f, f, V, i, V, M, i))]),
     ]
 
 
@@ -144,7 +150,8 @@ def _child(names):
 
 
 def _compile_parallel(todo, log, total):
-    """Compile the stepping's groups (the first ``HELPER_GROUPS`` of
+    """Compile the stepping's and the impacts' groups (the first
+    ``HELPER_GROUPS`` of
     :func:`groups`, where both processes have some left; else the first
     of ``todo``) in a helper process while this process compiles the
     others: numba compiles under a lock held
@@ -313,8 +320,8 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
     """Compile (or load) the entries of ``todo`` (default: every entry of
     :func:`groups`), logging the announcement, one line per group and the
     time taken through ``log``; with ``jobs`` (default: 2 where the
-    machine has two CPUs or more) above 1 the stepping's groups are
-    compiled in a helper process at the same time
+    machine has two CPUs or more) above 1 the stepping's and the
+    impacts' groups are compiled in a helper process at the same time
     (:func:`_compile_parallel`). A compilation of every
     group records its wall time in the cache directory, announced as the
     time to expect at the next one there (:func:`expected`). Returns the

@@ -14,18 +14,37 @@ sense (QR with column pivoting, so redundant sets work), a backtracking
 The iteration stops early as stalled when no step reduces ``|Phi|^2``, or
 when :data:`STALL_ITERATIONS` accepted steps in a row reduce it by less
 than the fraction :data:`STALL_DECREASE` (an unreachable configuration).
+
+The constraint solver's kernels :func:`newton_packed` and
+:func:`newton_batch` call :func:`newton` by its address in their ``fn``
+(:func:`with_newton`, :func:`.jit.native_caller`), so numba compiles
+Newton-Raphson and its QR solve once (in the constraint solves' group of
+:mod:`.kernel_set`, in the process that then compiles
+:func:`.rhs.correct`, which reuses them), not again into each of them.
 """
 
 import numpy as np
+from numba import types
 
 from . import (ARMIJO, BAD_INPUT, CONVERGED, LINE_SEARCH_HALVINGS,
                MAX_ITERATIONS, MAX_STEP, NONFINITE, RANK_RATIO, SINGULAR,
                SINGULAR_RATIO, STALLED, STALL_DECREASE, STALL_ITERATIONS)
-from .jit import call, jit
+from .jit import call, jit, native_caller
 from .linalg import qr_solve
 
 __all__ = []
 
+# the argument types of newton(): those of every caller (rhs.correct
+# included), and those newton_packed and newton_batch call it with by
+# address
+_V, _I = types.float64[::1], types.int64[::1]
+NEWTON_TYPES = (types.int64, types.int64, _V, _I, types.int64,
+                types.float64, types.float64, types.int64, _V, _V, _I)
+# the solver's fn (with_newton): the resjac function's address and data
+# pointer, then newton()'s address
+FN_NEWTON, FN_SIZE = 2, 3
+_newton = native_caller(NEWTON_TYPES)
+_SHORT_FN = "fn lacks newton's address (newton.with_newton)"
 
 
 def newton_work_size(nc, nd):
@@ -136,22 +155,28 @@ def newton(address, data, x, pos, nc, tol, step_tol, maxit, info, work,
 def newton_packed(fn, x, ints, buf):
     """:func:`newton` with its arguments packed into four arrays (numba's
     dispatcher costs time per argument, which matters for a single solve
-    of a few microseconds): ``fn = [address, data]``, ``ints = [pos (nd),
-    iwork (nd)]``, ``buf = [nc, tol, step_tol, max_iterations, info (3),
-    work...]``. A converged solve whose Jacobian is singular (pivot ratio
-    below ``SINGULAR_RATIO``) returns ``SINGULAR``."""
+    of a few microseconds): ``fn = [address, data, newton's address]``
+    (:func:`with_newton`), ``ints = [pos (nd), iwork (nd)]``, ``buf = [nc,
+    tol, step_tol, max_iterations, info (3), work...]``. A converged solve
+    whose Jacobian is singular (pivot ratio below ``SINGULAR_RATIO``)
+    returns ``SINGULAR``."""
+    if fn.shape[0] < FN_SIZE:
+        raise ValueError(_SHORT_FN)
     nd = ints.shape[0] // 2
-    status = newton(fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1],
-                    buf[2], int(buf[3]), buf[4:7], buf[7:], ints[nd:])
+    status = _newton(fn[FN_NEWTON], (
+        fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1], buf[2],
+        int(buf[3]), buf[4:7], buf[7:], ints[nd:]))
     if status == CONVERGED and buf[6] < SINGULAR_RATIO:
         return SINGULAR
     return status
 
 
 @jit
-def newton_batch(address, data, X, pos, nc, tol, step_tol, maxit):
-    """:func:`newton` on every row of ``X`` (in place); returns the status
-    codes and the info rows."""
+def newton_batch(fn, X, pos, nc, tol, step_tol, maxit):
+    """:func:`newton` on every row of ``X`` (in place), ``fn`` as in
+    :func:`newton_packed`; returns the status codes and the info rows."""
+    if fn.shape[0] < FN_SIZE:
+        raise ValueError(_SHORT_FN)
     m = X.shape[0]
     nd = pos.shape[0]
     status = np.empty(m, dtype=np.int64)
@@ -159,9 +184,28 @@ def newton_batch(address, data, X, pos, nc, tol, step_tol, maxit):
     work = np.zeros(3 * nc * nd + 2 * (nc + nc * nd) + 2 * nc + 2 * nd)
     iwork = np.zeros(max(nd, 1), dtype=np.int64)
     for row in range(m):
-        status[row] = newton(address, data, X[row], pos, nc, tol, step_tol,
-                             maxit, info[row], work, iwork)
+        status[row] = _newton(fn[FN_NEWTON], (
+            fn[0], fn[1], X[row], pos, nc, tol, step_tol, maxit, info[row],
+            work, iwork))
     return status, info
+
+
+# newton()'s address in this process, found at the first with_newton()
+_ADDRESS = []
+
+
+def with_newton(function):
+    """The ``fn`` of :func:`newton_packed` and :func:`newton_batch` for the
+    generated function ``function`` (its address and data pointer),
+    followed by the address of the compiled :func:`newton` (loaded, or
+    compiled, at the first call in a process), which they call by address.
+    Call it after :func:`.kernel_set.ensure_compiled`, so that a first
+    compilation is announced."""
+    if not _ADDRESS:
+        from .jit import native_address
+        _ADDRESS.append(native_address(newton, NEWTON_TYPES))
+    return np.array([function.address, function.data, _ADDRESS[0]],
+                    dtype=np.int64)
 
 
 @jit
