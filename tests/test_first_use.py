@@ -448,3 +448,20 @@ def test_the_constraint_solves_do_not_compile_newton_again(tmp_path):
         'newton': ['newton', 'qr_solve'], 'newton_packed': [],
         'newton_batch': [], 'rates': ['qr_solve'],
         'rates_batch': ['qr_solve']}
+
+
+def test_the_helper_process_imports_only_the_kernels():
+    """The helper process of a first compilation starts on the kernels'
+    modules alone (its critical path): neither SymPy nor the package's
+    other modules are imported there (they took about 1 s)."""
+    import subprocess
+    from sympy_loads._numeric import kernel_set
+    package = os.path.dirname(os.path.abspath(kernel_set.__file__))
+    code = (kernel_set._CHILD + "\nprint('IMPORTED', sorted(m for m in "
+            "sys.modules if m == 'sympy' or m.startswith('sympy_loads.')"
+            " and not m.startswith('sympy_loads._numeric')))")
+    done = subprocess.run(
+        [sys.executable, '-c', code, os.path.dirname(package)],
+        capture_output=True, text=True, timeout=TIMEOUT)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert 'IMPORTED []' in done.stdout, done.stdout

@@ -130,10 +130,18 @@ def _compile_here(todo, log, number, total):
     return number
 
 
+# the helper process imports only the kernels' modules: a bare package
+# object stands for sympy_loads (argv[1] is its directory), so that the
+# package's __init__ (SymPy and the whole library, about 1 s on the
+# compilation's critical path) does not run; the modules of _numeric
+# import nothing else of the package
 _CHILD = """
-import sys
+import sys, types
+package = types.ModuleType('sympy_loads')
+package.__path__ = [sys.argv[1]]
+sys.modules['sympy_loads'] = package
 from sympy_loads._numeric import kernel_set
-kernel_set._child(sys.argv[1:])
+kernel_set._child(sys.argv[2:])
 """
 
 
@@ -184,7 +192,9 @@ def _compile_parallel(todo, log, total):
 
     try:
         helper = subprocess.Popen(
-            [sys.executable, '-c', _CHILD] + [n for n, _ in helper_groups],
+            [sys.executable, '-c', _CHILD,
+             os.path.join(package_root, 'sympy_loads')]
+            + [n for n, _ in helper_groups],
             env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True)
     except OSError:
