@@ -344,22 +344,32 @@ def test_numpy_back_end_compiles_nothing(tmp_path):
     _check_ball(result['ball'])
 
 
-_RHS_GROUP = """
+def _defined_functions(entries, names):
+    """A child script printing, as JSON, which of ``names`` each kernel
+    of ``entries`` (code making the list ``entries`` of ``(kernel,
+    signature)``) defines in its final (linked) LLVM module: numba's
+    mangled names hold the module, then the function's name after its
+    length and before its ABI tags (``6newton``, ``B2v...``)."""
+    return f"""
 import json, re
-from sympy_loads._numeric import kernel_set
-entries = dict(kernel_set.groups())[
-    'right-hand side of the equations of motion']
-found = {}
+from sympy_loads._numeric import dop853, kernel_set
+{entries}
+found = {{}}
 for kernel, signature in entries:
     kernel.compile(signature)
-    # the functions defined in the kernel's final (linked) module
-    found[kernel.py_func.__name__] = sorted({
-        name for name in ('correct', 'newton', 'qr_solve')
+    found[kernel.py_func.__name__] = sorted({{
+        name for name in {tuple(names)!r}
         for line in kernel.inspect_llvm(signature).splitlines()
         if line.startswith('define') and re.search(
-            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
+            r'@\\S*\\d' + name + r'B\\d', line)}})
 print(json.dumps(found))
 """
+
+
+_RHS_GROUP = _defined_functions(
+    "entries = dict(kernel_set.groups())["
+    "'right-hand side of the equations of motion']",
+    ('correct', 'newton', 'qr_solve'))
 
 
 def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
@@ -380,21 +390,10 @@ def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
         'inputs_packed': [], 'derivatives': [], 'states': []}
 
 
-_ADVANCE = """
-import json, re
-from sympy_loads._numeric import dop853, kernel_set
-entries = dict(kernel_set.groups())['DOP853 stepping']
-entries.append((dop853.strike, dop853.STRIKE_TYPES))
-found = {}
-for kernel, signature in entries:
-    kernel.compile(signature)
-    found[kernel.py_func.__name__] = sorted({
-        name for name in ('strike', 'impact_jump', 'speed_basis')
-        for line in kernel.inspect_llvm(signature).splitlines()
-        if line.startswith('define') and re.search(
-            r'@\\S*\\d' + name + r'(?![a-z_])', line)})
-print(json.dumps(found))
-"""
+_ADVANCE = _defined_functions(
+    "entries = dict(kernel_set.groups())['DOP853 stepping']\n"
+    "entries.append((dop853.strike, dop853.STRIKE_TYPES))",
+    ('strike', 'impact_jump', 'speed_basis'))
 
 
 def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
@@ -411,24 +410,11 @@ def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
         'advance': [], 'strike': ['impact_jump', 'speed_basis', 'strike']}
 
 
-_NEWTON_KERNELS = """
-import json, re
-from sympy_loads._numeric import kernel_set
-entries = [(kernel, signature) for _, group in kernel_set.groups()
-           for kernel, signature in group
-           if kernel.py_func.__module__.endswith('_numeric.newton')]
-found = {}
-for kernel, signature in entries:
-    kernel.compile(signature)
-    found[kernel.py_func.__name__] = sorted({
-        name for name in ('newton', 'qr_solve')
-        for line in kernel.inspect_llvm(signature).splitlines()
-        # numba's mangled names: the module (6newton) then the function
-        # (6newton or 8qr_solve) and its ABI tags (B2v...)
-        if line.startswith('define') and re.search(
-            r'@\\S*\\d' + name + r'B\\d', line)})
-print(json.dumps(found))
-"""
+_NEWTON_KERNELS = _defined_functions(
+    "entries = [(kernel, signature) for _, group in kernel_set.groups()\n"
+    "           for kernel, signature in group\n"
+    "           if kernel.py_func.__module__.endswith('_numeric.newton')]",
+    ('newton', 'qr_solve'))
 
 
 def test_the_constraint_solves_do_not_compile_newton_again(tmp_path):
