@@ -7,6 +7,8 @@ import sympy as sm
 from sympy.physics.mechanics import KanesMethod, dynamicsymbols
 from sympy.solvers.solveset import linear_eq_to_matrix
 
+from .._utils import _internal_prefix
+
 try:
     import symengine as _symengine
 except ImportError:  # pragma: no cover - symengine is a run-time dependency
@@ -199,8 +201,14 @@ class UnformedKanesMethod(KanesMethod):
         ``config`` (see :meth:`_initialize_constraint_matrices`)."""
         time = dynamicsymbols._t
         q = list(self.q)
-        names = [sm.Dummy() for _ in q]
-        rows = [sm.sympify(c).xreplace(dict(zip(q, names))) for c in config]
+        config = [sm.sympify(c) for c in config]
+        # plain symbols under a prefix no symbol of the constraints has
+        # (named ones: SymEngine before 0.14 gives a SymPy Dummy back as
+        # another Dummy, which would stay in the rows)
+        prefix = _internal_prefix(set().union(*(c.free_symbols
+                                                for c in config)))
+        names = [sm.Symbol(f'{prefix}q{i}') for i in range(len(q))]
+        rows = [c.xreplace(dict(zip(q, names))) for c in config]
         partials = _partial_derivatives(rows, names)
         # q'_j = sum_k rate[j][k] u_k + rest[j]
         rate = [{k: -self._k_ku[j, k] for k in range(len(self.u))
