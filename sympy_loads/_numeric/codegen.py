@@ -541,9 +541,9 @@ def _as_sympy(expr):
 
 # with graph='auto', a function of at least this many outputs is compiled
 # node by node at LLVM's level 0 (see _numeric.dag_llvm): the constraints'
-# Jacobians of some 40 coordinates, mostly zeros, compile there in half the
-# time SymEngine's Lambdify takes (IFToMM's N-four-bar at N = 40: four
-# functions of 6,500 outputs, 0.6 s against 0.35 s)
+# Jacobians of some 40 coordinates, mostly zeros, compile there in some 60 %
+# of the time SymEngine's Lambdify takes (IFToMM's N-four-bar at N = 40:
+# four functions of 6,500 outputs, 0.35 s against 0.6 s)
 LARGE_OUTPUTS = 1000
 
 
