@@ -26,6 +26,8 @@ import pytest
 
 from _child import code_command, finish, last_json, run, start
 
+from sympy_loads._numeric import kernel_set
+
 pytest.importorskip('numba')
 pytest.importorskip('symengine')
 if os.name != 'posix':
@@ -215,9 +217,10 @@ def test_first_run_announces_and_compiles_every_kind_of_run(first_uses):
     assert re.search(r': \d+-\d+ s from an idle to a busy 2-core '
                      r'machine;', start_line[0]), start_line
     groups = [line for line in lines if line.startswith('sympy_loads: [')]
-    assert len(groups) == 4, lines
+    total = len(kernel_set.groups())
+    assert len(groups) == total, lines
     assert {line.split('] ')[0] for line in groups} == {
-        f'sympy_loads: [{k}/4' for k in range(1, 5)}
+        f'sympy_loads: [{k}/{total}' for k in range(1, total + 1)}
     assert any('compiled the numeric kernels in' in line for line in lines)
     assert result['compiled'] > 0
     later, stderr = first_uses.later
@@ -252,7 +255,6 @@ def test_compile_time_is_recorded_for_the_next_announcement(first_uses,
     the package) announces that figure; without a record (or with a
     damaged one, or one of another number of jobs) the measured range is
     announced."""
-    from sympy_loads._numeric import kernel_set
     _, stderr = first_uses.compiled[0]
     logged = float(re.search(r'compiled the numeric kernels in ([0-9.]+) s',
                              stderr).group(1))
@@ -291,8 +293,9 @@ def test_compile_ahead_from_the_command_line(first_uses, tmp_path):
     lines = _announcements(stderr)
     assert 'compiling the numeric kernels once' in lines[0], stderr
     assert '(3 kernels in 1 group)' in lines[0], lines[0]
-    assert [line.split(':')[1] for line in lines[1:-1]] == [
-        ' [1/1] impacts, event location and dense output'], lines
+    assert [line.split(': ', 1)[1].rsplit(': ', 1)[0]
+            for line in lines[1:-1]] == [
+        '[1/1] impacts: event location and dense output'], lines
     assert 'compiled the numeric kernels in' in lines[-1]
     stderr = run(command, cache, timeout=TIMEOUT).stderr
     assert 'already compiled' in stderr and '[1/' not in stderr
@@ -367,8 +370,10 @@ print(json.dumps(found))
 
 
 _RHS_GROUP = _defined_functions(
+    "from sympy_loads._numeric import newton\n"
     "entries = dict(kernel_set.groups())["
-    "'right-hand side of the equations of motion']",
+    "'right-hand side of the equations of motion']\n"
+    "entries.append((newton.newton, newton.NEWTON_TYPES))",
     ('correct', 'newton', 'qr_solve'))
 
 
@@ -376,38 +381,45 @@ def test_the_right_hand_side_does_not_compile_the_constraint_solve_again(
         tmp_path):
     """The right-hand side's kernels call the constraint correction
     (``rhs.correct``: Newton-Raphson, its QR solve, the velocity solve)
-    by its address in the model's ``fn`` (``rhs.with_calls``): none of
-    them links and optimizes that chain again into its own code, where
-    ``rhs_packed``, ``inputs_packed`` and ``states`` once each did (a
-    third of their group's compilation). Read from the functions each
-    kernel's final LLVM module defines, in a child compiling into an
-    empty cache; ``correct`` itself (compiled in the group) defines the
-    chain, which shows that the names are found."""
+    by its address in the model's ``fn`` (``rhs.with_calls``), and
+    ``correct`` calls Newton-Raphson (``newton.newton``) by address too:
+    none of them links and optimizes that chain again into its own code,
+    where ``rhs_packed``, ``inputs_packed`` and ``states`` once each did
+    (a third of their group's compilation) and ``correct`` compiled
+    Newton-Raphson a second time in the process that compiles the
+    constraint solves. Read from the functions each kernel's final LLVM
+    module defines, in a child compiling into an empty cache; ``newton``
+    itself defines the chain, which shows that the names are found."""
     done = run(code_command(_RHS_GROUP), tmp_path / 'numba-cache',
                timeout=TIMEOUT)
     assert last_json(done.stdout) == {
-        'correct': ['correct', 'newton', 'qr_solve'], 'rhs_packed': [],
-        'inputs_packed': [], 'derivatives': [], 'states': []}
+        'correct': ['correct'], 'rhs_packed': [], 'inputs_packed': [],
+        'derivatives': [], 'states': [], 'newton': ['newton', 'qr_solve']}
 
 
 _ADVANCE = _defined_functions(
+    "from sympy_loads._numeric import jump\n"
     "entries = dict(kernel_set.groups())['DOP853 stepping']\n"
-    "entries.append((dop853.strike, dop853.STRIKE_TYPES))",
+    "entries.append((dop853.strike, dop853.STRIKE_TYPES))\n"
+    "entries.append((jump.impact_jump, jump.IMPACT_JUMP_TYPES))",
     ('strike', 'impact_jump', 'speed_basis'))
 
 
 def test_the_stepping_does_not_compile_the_impacts_jump_again(tmp_path):
     """The stepping (``dop853.advance``) calls ``dop853.strike``, which
-    locates an impact and applies its jump (``jump.impact_jump`` and the
-    velocity solve), by its address in the stepping's ``fn``
-    (``dop853.with_calls``): the stepping's code defines none of them,
-    where numba once inlined ``strike`` into it and compiled that chain
-    again there (half of the stepping's compilation). ``strike`` itself
-    defines the chain, which shows that the names are found."""
+    locates an impact, by its address in the stepping's ``fn``
+    (``dop853.with_calls``), and ``strike`` calls the impact's jump
+    (``jump.impact_jump`` and the velocity solve) by address too: the
+    stepping's code defines none of them, where numba once inlined
+    ``strike`` into it and compiled that chain again there (half of the
+    stepping's compilation), and ``strike``'s code does not define the
+    jump, which the other process compiles. ``impact_jump`` itself
+    defines its chain, which shows that the names are found."""
     done = run(code_command(_ADVANCE), tmp_path / 'numba-cache',
                timeout=TIMEOUT)
     assert last_json(done.stdout) == {
-        'advance': [], 'strike': ['impact_jump', 'speed_basis', 'strike']}
+        'advance': [], 'strike': ['strike'],
+        'impact_jump': ['impact_jump', 'speed_basis']}
 
 
 _NEWTON_KERNELS = _defined_functions(
@@ -441,7 +453,6 @@ def test_the_helper_process_imports_only_the_kernels():
     modules alone (its critical path): neither SymPy nor the package's
     other modules are imported there (they took about 1 s)."""
     import subprocess
-    from sympy_loads._numeric import kernel_set
     package = os.path.dirname(os.path.abspath(kernel_set.__file__))
     code = (kernel_set._CHILD + "\nprint('IMPORTED', sorted(m for m in "
             "sys.modules if m == 'sympy' or m.startswith('sympy_loads.')"

@@ -118,8 +118,8 @@ from . import (
     S_MAX_STEP, S_NEXT_SAMPLE, S_NFEV, S_PER_IMPACT, S_RESOLVE, S_RTOL,
     S_STRUCK, S_T, S_T_END, S_T_FAILED, S_T_OLD, S_WRITTEN)
 from .jit import call, inline, jit, native_caller
-from .jump import impact_jump
-from .rhs import INPUTS_PACKED_TYPES, RHS_PACKED_TYPES
+from . import jump
+from .rhs import FN_MODEL_SIZE, INPUTS_PACKED_TYPES, RHS_PACKED_TYPES
 
 __all__ = []
 
@@ -138,9 +138,12 @@ EPS = np.finfo(np.float64).eps
 # iterations of Brent's method (it converges in far fewer)
 ROOT_ITERATIONS = 200
 # the stepping's fn: the right-hand side's (the model's six entries and
-# the addresses of correct and derivatives, see .rhs.with_calls), then the
-# addresses of rhs_packed, inputs_packed and strike (with_calls)
-FN_RHS, FN_INPUTS, FN_STRIKE, FN_SIZE = 8, 9, 10, 11
+# the addresses of correct, derivatives and Newton-Raphson, see
+# .rhs.with_calls), then the addresses of rhs_packed, inputs_packed, strike
+# and the impact's jump (with_calls)
+FN_RHS, FN_INPUTS, FN_STRIKE, FN_JUMP = range(FN_MODEL_SIZE,
+                                             FN_MODEL_SIZE + 4)
+FN_SIZE = FN_JUMP + 1
 # rhs_packed and inputs_packed called by address (see .jit.native_caller):
 # so they are not compiled into the stepping again
 _rhs = native_caller(RHS_PACKED_TYPES)
@@ -153,6 +156,9 @@ _f, _i = types.float64, types.int64
 STRIKE_TYPES = (_f, _f, _f, _V, _V, _M, _V, _V, _V, _V, _I, _I, _V, _I, _V,
                 _V, _V, _V, _i, _i, _V, _M, _i)
 _strike = native_caller(STRIKE_TYPES, types.float64)
+# strike() calls the impact's jump (.jump.impact_jump) by address, so that
+# it is compiled by itself, in the process that does not compile strike
+_jump = native_caller(jump.IMPACT_JUMP_TYPES, types.float64)
 
 
 @functools.lru_cache(maxsize=None)
@@ -561,8 +567,8 @@ def strike(t_old, h, t_new, y, f, F, y_old, y_hit, stage, x, fn, ints,
     law = out[base + 3:base + 3 + nu].copy()
     w = out[base + 3 + nu:base + 3 + 2 * nu].copy()
     du = np.empty(nu)
-    P = impact_jump(x, fn, dims, idx, eom_size, law, w, out[base + 2],
-                    out[base + 1], du)
+    P = _jump(fn[FN_JUMP], (x, fn, dims, idx, eom_size, law, w,
+                            out[base + 2], out[base + 1], du))
     if not math.isfinite(P):
         return np.nan
     u_before = x[1 + nq:1 + nq + nu].copy()
@@ -880,7 +886,8 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
     return code
 
 
-# the addresses of rhs_packed, inputs_packed and strike in this process,
+# the addresses of rhs_packed, inputs_packed, strike and impact_jump in this
+# process,
 # found at the first with_calls()
 _CALLS = []
 
@@ -889,8 +896,9 @@ def with_calls(fn):
     """The stepping's ``fn`` (:func:`advance`, :func:`event_value`): the
     right-hand side's ``fn`` (:func:`.rhs.with_calls`, made from the
     model's six entries of ``fn``) followed by the addresses of the
-    compiled :func:`.rhs.rhs_packed`, :func:`.rhs.inputs_packed` and
-    :func:`strike` (loaded, or compiled, at the first call in a process),
+    compiled :func:`.rhs.rhs_packed`, :func:`.rhs.inputs_packed`,
+    :func:`strike` and :func:`.jump.impact_jump` (loaded, or compiled, at
+    the first call in a process),
     which the stepping calls by address (:func:`.jit.native_caller`)."""
     from . import rhs
     if not _CALLS:
@@ -898,7 +906,9 @@ def with_calls(fn):
         _CALLS.append(np.array(
             [native_address(rhs.rhs_packed, RHS_PACKED_TYPES),
              native_address(rhs.inputs_packed, INPUTS_PACKED_TYPES),
-             native_address(strike, STRIKE_TYPES, types.float64)],
+             native_address(strike, STRIKE_TYPES, types.float64),
+             native_address(jump.impact_jump, jump.IMPACT_JUMP_TYPES,
+                            types.float64)],
             dtype=np.int64))
     return np.concatenate([rhs.with_calls(fn), _CALLS[0]])
 

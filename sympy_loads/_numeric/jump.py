@@ -33,6 +33,7 @@ where it moves with the speeds) changes the independent speeds by
 import math
 
 import numpy as np
+from numba import types
 
 from . import OK
 from .jit import call, jit
@@ -40,6 +41,12 @@ from .linalg import lu_factor, lu_solve
 from .rhs import eom_blocks, speed_basis
 
 __all__ = []
+
+# the argument types of impact_jump(), which the stepping's strike() calls
+# with by address (.dop853.with_calls)
+_V, _I = types.float64[::1], types.int64[::1]
+IMPACT_JUMP_TYPES = (_V, _I, _I, _I, types.int64, _V, _V, types.float64,
+                     types.float64, _V)
 
 
 @jit

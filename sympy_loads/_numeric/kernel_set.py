@@ -36,12 +36,12 @@ __all__ = []
 
 _LOG = logging.getLogger('sympy_loads')
 # what the whole compilation takes on an idle 2-core machine, two groups at
-# a time and in one process (seconds: estimated from the CPU time of each
-# process, see benchmarks/README.md), and how much longer it can take on a
-# 2-core machine busy with other work (4.5 times, measured at a load
-# average of 5 to 6): announced before a first compilation, in a cache
-# directory without a record of an earlier one
-EXPECTED = {2: 13, 1: 22}
+# a time and in one process (seconds: the median of the wall times logged
+# at a load average of about 1, see benchmarks/README.md), and how much
+# longer it can take on a 2-core machine busy with other work (4.5 times,
+# measured at a load average of 5 to 6): announced before a first
+# compilation, in a cache directory without a record of an earlier one
+EXPECTED = {2: 11, 1: 20}
 BUSY_FACTOR = 5
 # the files in the cache directory: the lock held while compiling, and
 # the record of the last complete compilation (its wall time)
@@ -59,25 +59,27 @@ def groups():
     grouped as they are announced and compiled (the kernels they call are
     compiled with them, except those called by address: the right-hand
     side's, the stepping's and the impacts' calls, see
-    :func:`.jit.native_caller`, and the constraint solver's call of
-    Newton-Raphson, which are entries of their own). The first
-    ``HELPER_GROUPS`` groups, the stepping and the impacts (which share
-    the dense output), take about half of the time: they are compiled
-    beside the others (:func:`compile_all`), so that each kernel is
-    compiled in one process only: Newton-Raphson and its QR solve in the
-    constraint solves' group, which the right-hand side's
-    (:func:`.rhs.correct`) reuses, where both processes once compiled
-    them. Only the small dense LU solves and the velocity solve
-    (:func:`.rhs.speed_basis`) are compiled in both."""
+    :func:`.jit.native_caller`, and the calls of Newton-Raphson by the
+    constraint solver and the constraint correction, which are entries
+    of their own). The first ``HELPER_GROUPS`` groups, the stepping and
+    the event location (which share the dense output), take about half of
+    the time: they are compiled beside the others (:func:`compile_all`),
+    so that each kernel is compiled in one process only: Newton-Raphson
+    and its QR solve in the constraint solves' group, called by address
+    from the right-hand side's (:func:`.rhs.correct`), and the impact's
+    jump (:func:`.jump.impact_jump`), called by address from the event
+    location (:func:`.dop853.strike`), with the right-hand side, whose
+    velocity solve (:func:`.rhs.speed_basis`) it shares. Only the small
+    dense LU solves are compiled in both."""
     from numba import types
-    from . import dop853, newton, rhs
+    from . import dop853, jump, newton, rhs
     V, M, Ix = types.float64[::1], types.float64[:, ::1], types.int64[::1]
     f, i, b = types.float64, types.int64, types.boolean
     return [
         ('DOP853 stepping', [
             (dop853.advance, (V, V, V, V, V, M, V, Ix, Ix, V, M, V, V, V,
                               M, M, M, V, V, V, Ix, V, V, V, V, V, M))]),
-        ('impacts, event location and dense output', [
+        ('impacts: event location and dense output', [
             (dop853.strike, dop853.STRIKE_TYPES),
             (dop853.event_value, (f, i, V, M, V, V, V, Ix, Ix, V, Ix, V, V,
                                   V)),
@@ -95,6 +97,8 @@ def groups():
             (rhs.inputs_packed, (f, V, V, Ix, Ix, V)),
             (rhs.derivatives, (V, Ix, Ix, Ix, i, V)),
             (rhs.states, (M, M, Ix, Ix, Ix, V, b, M, Ix))]),
+        ('impacts: the speeds\' jump', [
+            (jump.impact_jump, jump.IMPACT_JUMP_TYPES)]),
     ]
 
 
@@ -158,7 +162,7 @@ def _child(names):
 
 
 def _compile_parallel(todo, log, total):
-    """Compile the stepping's and the impacts' groups (the first
+    """Compile the stepping's and the event location's groups (the first
     ``HELPER_GROUPS`` of
     :func:`groups`, where both processes have some left; else the first
     of ``todo``) in a helper process while this process compiles the
@@ -330,8 +334,8 @@ def compile_all(todo=None, log=_LOG.warning, jobs=None):
     """Compile (or load) the entries of ``todo`` (default: every entry of
     :func:`groups`), logging the announcement, one line per group and the
     time taken through ``log``; with ``jobs`` (default: 2 where the
-    machine has two CPUs or more) above 1 the stepping's and the
-    impacts' groups are compiled in a helper process at the same time
+    machine has two CPUs or more) above 1 the stepping's and the event
+    location's groups are compiled in a helper process at the same time
     (:func:`_compile_parallel`). A compilation of every
     group records its wall time in the cache directory, announced as the
     time to expect at the next one there (:func:`expected`). Returns the

@@ -43,7 +43,8 @@ NEWTON_TYPES = (types.int64, types.int64, _V, _I, types.int64,
 # the solver's fn (with_newton): the resjac function's address and data
 # pointer, then newton()'s address
 FN_NEWTON, FN_SIZE = 2, 3
-_newton = native_caller(NEWTON_TYPES)
+# newton() called by address (here and in .rhs.correct)
+call_newton = native_caller(NEWTON_TYPES)
 _SHORT_FN = "fn lacks newton's address (newton.with_newton)"
 
 
@@ -163,7 +164,7 @@ def newton_packed(fn, x, ints, buf):
     if fn.shape[0] < FN_SIZE:
         raise ValueError(_SHORT_FN)
     nd = ints.shape[0] // 2
-    status = _newton(fn[FN_NEWTON], (
+    status = call_newton(fn[FN_NEWTON], (
         fn[0], fn[1], x, ints[:nd], int(buf[0]), buf[1], buf[2],
         int(buf[3]), buf[4:7], buf[7:], ints[nd:]))
     if status == CONVERGED and buf[6] < SINGULAR_RATIO:
@@ -184,7 +185,7 @@ def newton_batch(fn, X, pos, nc, tol, step_tol, maxit):
     work = np.zeros(3 * nc * nd + 2 * (nc + nc * nd) + 2 * nc + 2 * nd)
     iwork = np.zeros(max(nd, 1), dtype=np.int64)
     for row in range(m):
-        status[row] = _newton(fn[FN_NEWTON], (
+        status[row] = call_newton(fn[FN_NEWTON], (
             fn[0], fn[1], X[row], pos, nc, tol, step_tol, maxit, info[row],
             work, iwork))
     return status, info
@@ -201,11 +202,19 @@ def with_newton(function):
     compiled, at the first call in a process), which they call by address.
     Call it after :func:`.kernel_set.ensure_compiled`, so that a first
     compilation is announced."""
+    return np.array([function.address, function.data, address()],
+                    dtype=np.int64)
+
+
+def address():
+    """The address of the compiled :func:`newton` in this process (loaded,
+    or compiled, at the first call), for the kernels that call it by
+    address: :func:`newton_packed`, :func:`newton_batch` and
+    :func:`.rhs.correct`."""
     if not _ADDRESS:
         from .jit import native_address
         _ADDRESS.append(native_address(newton, NEWTON_TYPES))
-    return np.array([function.address, function.data, _ADDRESS[0]],
-                    dtype=np.int64)
+    return _ADDRESS[0]
 
 
 @jit

@@ -18,9 +18,10 @@ address, hol data, vel address, vel data, eom address, eom data]``:
     constraints read ``K u' + g = 0``.
 
 The kernels below take that table followed by the addresses of
-:func:`correct` and :func:`derivatives` (:func:`with_calls`), which they
-call by address: so numba compiles the constraint correction and the
-equations' solve once, not again into every kernel that calls them.
+:func:`correct`, :func:`derivatives` and Newton-Raphson
+(:func:`with_calls`), which they call by address: so numba compiles the
+constraint correction, Newton-Raphson and the equations' solve once each,
+not again into every kernel that calls them.
 
 One evaluation (coordinate partitioning, Wehage and Haug 1982): Newton-
 Raphson on the dependent coordinates from the guess in the state
@@ -65,7 +66,8 @@ from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
 from . import eom_blocks as _eom_blocks
 from .jit import call, inline, jit, native_caller
 from .linalg import lu_factor, lu_solve
-from .newton import newton
+from . import newton as _newton_module
+from .newton import call_newton
 
 __all__ = []
 
@@ -87,8 +89,10 @@ _V, _I = types.float64[::1], types.int64[::1]
 CORRECT_TYPES = (_V, _I, _I, _I, _V, _V, _V, _I)
 DERIVATIVES_TYPES = (_V, _I, _I, _I, types.int64, _V)
 # the right-hand side's fn (with_calls): the model's six entries, then the
-# addresses of correct() and derivatives()
-FN_CORRECT, FN_DERIVATIVES, FN_MODEL_SIZE = 6, 7, 8
+# addresses of correct(), derivatives() and Newton-Raphson (.newton.newton,
+# which correct() calls by address: it is compiled once, in the constraint
+# solves' group of .kernel_set, not linked into correct() again)
+FN_CORRECT, FN_DERIVATIVES, FN_NEWTON, FN_MODEL_SIZE = 6, 7, 8, 9
 _correct = native_caller(CORRECT_TYPES)
 _derivatives = native_caller(DERIVATIVES_TYPES)
 
@@ -140,8 +144,9 @@ def correct(x, fn, dims, idx, opts, info, work, iwork):
     info[4] = 1.0
     info[5] = 1.0
     if nh > 0:
-        status = newton(fn[0], fn[1], x, idx[:nqd], nh, opts[0], opts[1],
-                        int(opts[2]), info, work, iwork)
+        status = call_newton(fn[FN_NEWTON], (
+            fn[0], fn[1], x, idx[:nqd], nh, opts[0], opts[1], int(opts[2]),
+            info, work, iwork))
         if status != 0 or not info[2] >= PIVOT_HANDOVER:
             return NEWTON_FAILED
         if opts[5] > 0.0 and nqd > 0:
@@ -400,16 +405,19 @@ def with_calls(fn):
     ``fn`` followed by the addresses of the compiled :func:`correct` and
     :func:`derivatives` (loaded, or compiled, at the first call in a
     process), which those kernels call by address
-    (:func:`.jit.native_caller`): so numba compiles and optimizes the
-    constraint correction (Newton-Raphson, the solves) and the equations'
-    solve once, not again into each kernel that calls them. Call it after
+    (:func:`.jit.native_caller`), and that of Newton-Raphson
+    (:func:`.newton.address`), which :func:`correct` calls by address: so
+    numba compiles and optimizes the constraint correction, Newton-Raphson
+    and the equations' solve once each, not again into each kernel that
+    calls them. Call it after
     :func:`.kernel_set.ensure_compiled`, so that a first compilation is
     announced."""
     if not _CALLS:
         from .jit import native_address
         _CALLS.append(np.array(
             [native_address(correct, CORRECT_TYPES),
-             native_address(derivatives, DERIVATIVES_TYPES)],
+             native_address(derivatives, DERIVATIVES_TYPES),
+             _newton_module.address()],
             dtype=np.int64))
     return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_CORRECT],
                            _CALLS[0]])
