@@ -86,14 +86,50 @@ def _loop_joints(model):
     return [j for j in model.joints if _is_loop_joint(j)]
 
 
+def _missing_loop_rows(loop, system, held=None):
+    """The rows of the loop joint ``loop`` that are not among the
+    holonomic constraints of ``system`` (or ``held``, a list of them):
+    looked up by hash first (rows added from ``loop.holonomic_constraints``
+    are the same objects), then by :func:`_same_row`."""
+    held = list(system.holonomic_constraints) if held is None else held
+    exact = set(held)
+    return [r for r in loop.holonomic_constraints
+            if r not in exact and -r not in exact
+            and not _same_row(r, held)]
+
+
+def check_loops_closed(system, argname='model'):
+    """Raise ValueError if a ``LoopJoint`` among ``system.joints`` has rows
+    that are not among its holonomic constraints: ``add_joints`` adds the
+    joint's bodies and none of its constraints, so without
+    ``add_holonomic_constraints`` the loop would not be closed and the
+    System would move as an open chain, silently. Called before a System
+    is simulated, linearized or solved; ``argname`` names it in the
+    message."""
+    loops = _loop_joints(system)
+    held = list(system.holonomic_constraints) if loops else []
+    for loop in loops:
+        missing = _missing_loop_rows(loop, system, held)
+        if missing:
+            rows = len(loop.holonomic_constraints)
+            raise ValueError(
+                f'{argname}: the loop joint {loop.name!r} is among the '
+                f'System\'s joints, but {len(missing)} of the {rows} rows of '
+                f'its holonomic_constraints are not among the System\'s '
+                f'holonomic constraints, so the loop is not closed (the '
+                f'System would move as an open chain); add them with '
+                f'system.add_holonomic_constraints('
+                f'*loop.holonomic_constraints) and choose the dependent '
+                f'coordinates and speeds (system.q_dep, system.u_dep).')
+
+
 def _check_loop_rows(loops, system):
     """Raise ValueError if a loop joint's rows are not all among the
     system's holonomic constraints (its multipliers would then be no
     constraint force of the equations)."""
     held = list(system.holonomic_constraints) if loops else []
     for loop in loops:
-        missing = [r for r in loop.holonomic_constraints
-                   if not _same_row(r, held)]
+        missing = _missing_loop_rows(loop, system, held)
         if missing:
             raise ValueError(
                 f'The constraints {missing} of the loop joint {loop.name!r} '

@@ -46,6 +46,7 @@ from sympy.physics.mechanics import dynamicsymbols
 from ._constraint_errors import (constraint_error, raise_position_failure,
                                  raise_singular)
 from ._errors import ConstraintSolverError
+from ._joint_reactions import check_loops_closed
 from ._numeric import (BAD_INPUT as _BAD_INPUT, CONVERGED as _CONVERGED,
                        SINGULAR as _SINGULAR,
                        SINGULAR_RATIO as _SINGULAR_RATIO, resolve_backend)
@@ -590,7 +591,9 @@ class HolonomicConstraintSolver:
         TypeError
             If ``system`` is not a ``System``.
         ValueError
-            If it has no holonomic constraints.
+            If it has no holonomic constraints, or a
+            :class:`~sympy_loads.LoopJoint` among its joints whose rows
+            are not among them (its loop would not be closed).
 
         References
         ==========
@@ -600,6 +603,7 @@ class HolonomicConstraintSolver:
         """
         from sympy.physics.mechanics import System
         _check_type('system', system, System)
+        check_loops_closed(system, 'system')
         exprs = list(system.holonomic_constraints)
         if not exprs:
             raise ValueError('system has no holonomic constraints to '

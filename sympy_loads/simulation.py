@@ -67,6 +67,7 @@ from sympy.physics.mechanics import KanesMethod, System, dynamicsymbols
 
 from ._assembly import unformed_kanes_method
 from ._errors import MissingValuesError, SimulationError
+from ._joint_reactions import check_loops_closed
 from ._numeric import resolve_backend
 from ._numeric.codegen import CodegenError, MiscompiledError
 from ._simulation.arguments import (
@@ -304,6 +305,7 @@ def _kanes_method_of(model):
     if isinstance(model, KanesMethod):
         kane = model
     elif isinstance(model, System):
+        check_loops_closed(model)
         kane = model.eom_method
         if kane is None:
             # not formed: the numeric model assembles the equations
@@ -723,7 +725,9 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         ``t_span``/``t_eval``, an initial state that penetrates an
         impact's plane; velocity constraints that do not contain the time
         derivative of a configuration constraint (the message names it
-        and gives the expected derivative).
+        and gives the expected derivative); a System holding a
+        :class:`~sympy_loads.LoopJoint` whose rows are not among its
+        holonomic constraints (the loop would not be closed).
     ConstraintSolverError
         The initial configuration cannot be assembled from the guesses.
     SimulationError

@@ -14,14 +14,18 @@ from sympy.physics.mechanics import (PinJoint, PrismaticJoint, RigidBody,
                                      SphericalJoint, System, dynamicsymbols,
                                      inertia)
 
-from sympy_loads import LoopJoint, simulate
+from sympy_loads import (HolonomicConstraintSolver, LoopJoint, Simulation,
+                         linearize, simulate)
 
 t = dynamicsymbols._t
 
 
-def _four_bar(closed_by_loop=True):
+def _four_bar(closed_by_loop=True, rows='all', form=True):
     """Moore's four-bar (rods with mass) as a chain of pins, closed on the
-    ground by a LoopJoint or by Moore's hand-written closure."""
+    ground by a LoopJoint or by Moore's hand-written closure. ``rows``:
+    the closure's rows added to the System: ``'all'``, ``'negated'`` (each
+    times -1), ``'one'`` (the first only) or ``'none'``; ``form``: call
+    ``form_eoms()``."""
     la, lb, lc, ln, m, g = sm.symbols('l_a l_b l_c l_n m g', positive=True)
     q1, q2, q3 = dynamicsymbols('q1:4')
     u1, u2, u3 = dynamicsymbols('u1:4')
@@ -52,11 +56,16 @@ def _four_bar(closed_by_loop=True):
         loop = None
         r = tip.pos_from(anchor)
         constraints = [r.dot(N.x), r.dot(N.y)]
-    system.add_holonomic_constraints(*constraints)
+    constraints = {'all': constraints, 'one': constraints[:1], 'none': [],
+                   'negated': [-row for row in constraints]}[rows]
+    if constraints:
+        system.add_holonomic_constraints(*constraints)
     system.apply_uniform_gravity(-g * N.y)
-    system.q_ind, system.q_dep = [q1], [q2, q3]
-    system.u_ind, system.u_dep = [u1], [u2, u3]
-    system.form_eoms()
+    free = 3 - len(constraints)
+    system.q_ind, system.q_dep = [q1, q2, q3][:free], [q1, q2, q3][free:]
+    system.u_ind, system.u_dep = [u1, u2, u3][:free], [u1, u2, u3][free:]
+    if form:
+        system.form_eoms()
     constants = {la: 0.8, lb: 2.0, lc: 1.0, ln: 2.0, m: 1.0, g: 9.81}
     return system, loop, constants
 
@@ -92,6 +101,48 @@ def test_four_bar_closed_by_a_loop_joint_moves_as_closed_by_hand():
     np.testing.assert_allclose(results[0].q, results[1].q, atol=1e-7)
     np.testing.assert_allclose(results[0].u, results[1].u, atol=1e-6)
     assert np.max(results[0].constraint_residual) < 1e-9
+
+
+@pytest.mark.parametrize('rows', ['none', 'one'])
+@pytest.mark.parametrize('form', [False, True])
+def test_a_loop_joint_without_its_rows_is_refused(rows, form):
+    """``add_joints`` adds a LoopJoint's bodies, not its constraints:
+    without ``add_holonomic_constraints`` (or with a part of its rows) the
+    System is an open chain, which simulate() ran with success=True, the
+    rocker's tip leaving its ground point. Simulating, linearizing or
+    solving such a System, formed or not, names the open loop."""
+    system, _, constants = _four_bar(rows=rows, form=form)
+    q1, q2, q3 = system.q
+    start = {q1: np.deg2rad(10), q2: -1.0, q3: 2.0,
+             **{u: 0.0 for u in system.u}}
+    match = r"the loop joint 'P4' .* not closed .*add_holonomic_constraints"
+    with pytest.raises(ValueError, match=r'^model: ' + match):
+        simulate(system, (0.0, 0.1), start, constants)
+    with pytest.raises(ValueError, match=match):
+        Simulation(system)
+    with pytest.raises(ValueError, match=match):
+        linearize(system, start, constants)
+    with pytest.raises(ValueError, match=r'^system: ' + match):
+        HolonomicConstraintSolver.from_system(system, constants)
+
+
+def test_a_loop_joint_with_its_rows_negated_is_closed():
+    """The rows added times -1 close the same loop: the same trajectory
+    as with the rows as given (both at rtol 1e-11: 1e-7), on the
+    constraints."""
+    runs = []
+    for rows in ('all', 'negated'):
+        system, _, constants = _four_bar(rows=rows)
+        q1, q2, q3 = system.q
+        result = simulate(system, (0.0, 1.0),
+                          {q1: np.deg2rad(10), q2: -1.0, q3: 2.0,
+                           system.u[0]: 0.0}, constants,
+                          t_eval=np.linspace(0, 1, 11), rtol=1e-11,
+                          atol=1e-11)
+        assert result.success, result.message
+        assert np.max(result.constraint_residual) < 1e-9
+        runs.append(result)
+    np.testing.assert_allclose(runs[0].q, runs[1].q, atol=1e-7)
 
 
 # -- the meaning of the multipliers on generated spatial chains -------------
