@@ -887,8 +887,7 @@ def advance(state, y, f, t_eval, out_t, out_y, x, fn, ints, floats, A, C,
 
 
 # the addresses of rhs_packed, inputs_packed, strike and impact_jump in this
-# process,
-# found at the first with_calls()
+# process, found at the first with_calls()
 _CALLS = []
 
 
@@ -898,8 +897,8 @@ def with_calls(fn):
     model's six entries of ``fn``) followed by the addresses of the
     compiled :func:`.rhs.rhs_packed`, :func:`.rhs.inputs_packed`,
     :func:`strike` and :func:`.jump.impact_jump` (loaded, or compiled, at
-    the first call in a process),
-    which the stepping calls by address (:func:`.jit.native_caller`)."""
+    the first call in a process), which the stepping and the event
+    location call by address (:func:`.jit.native_caller`)."""
     from . import rhs
     if not _CALLS:
         from .jit import native_address

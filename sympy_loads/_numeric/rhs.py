@@ -409,9 +409,8 @@ def with_calls(fn):
     (:func:`.newton.address`), which :func:`correct` calls by address: so
     numba compiles and optimizes the constraint correction, Newton-Raphson
     and the equations' solve once each, not again into each kernel that
-    calls them. Call it after
-    :func:`.kernel_set.ensure_compiled`, so that a first compilation is
-    announced."""
+    calls them. Call it after :func:`.kernel_set.ensure_compiled`, so that
+    a first compilation is announced."""
     if not _CALLS:
         from .jit import native_address
         _CALLS.append(np.array(
