@@ -8,6 +8,7 @@ Private module: the public names are documented in, and imported from,
 :mod:`sympy_loads.joint_friction` (or the package ``sympy_loads``).
 """
 
+import random
 from collections import deque
 
 import sympy as sm
@@ -15,6 +16,7 @@ from sympy.physics.mechanics import (CylindricalJoint, Force, KanesMethod,
                                      PinJoint, PrismaticJoint, ReferenceFrame,
                                      RigidBody, SphericalJoint, Torque,
                                      WeldJoint, dynamicsymbols)
+from sympy.core.function import AppliedUndef
 from sympy.physics.mechanics.body_base import BodyBase
 from sympy.physics.mechanics.system import System
 from sympy.physics.vector import Vector
@@ -86,16 +88,41 @@ def _loop_joints(model):
     return [j for j in model.joints if _is_loop_joint(j)]
 
 
+def _numerically_same(row, rows, samples=2):
+    """True if ``row`` equals a row of ``rows`` or its negative at
+    ``samples`` random values of every symbol and function of time in
+    them (rows written in another form, e.g. simplified, are the same
+    constraint)."""
+    generator = random.Random(0)
+    for other in rows:
+        names = (row.free_symbols | other.free_symbols
+                 | row.atoms(AppliedUndef) | other.atoms(AppliedUndef))
+        names.discard(dynamicsymbols._t)
+        agree = {1.0: True, -1.0: True}
+        for _ in range(samples):
+            values = {s: sm.Float(generator.uniform(0.3, 1.3))
+                      for s in names}
+            a = complex(row.xreplace(values).evalf())
+            b = complex(other.xreplace(values).evalf())
+            size = max(1.0, abs(a), abs(b))
+            for sign in agree:
+                agree[sign] &= abs(a - sign * b) <= 1e-9 * size
+        if any(agree.values()):
+            return True
+    return False
+
+
 def _missing_loop_rows(loop, system, held=None):
     """The rows of the loop joint ``loop`` that are not among the
     holonomic constraints of ``system`` (or ``held``, a list of them):
     looked up by hash first (rows added from ``loop.holonomic_constraints``
-    are the same objects), then by :func:`_same_row`."""
+    are the same objects), then by :func:`_same_row`, then numerically
+    (:func:`_numerically_same`)."""
     held = list(system.holonomic_constraints) if held is None else held
     exact = set(held)
     return [r for r in loop.holonomic_constraints
             if r not in exact and -r not in exact
-            and not _same_row(r, held)]
+            and not _same_row(r, held) and not _numerically_same(r, held)]
 
 
 def check_loops_closed(system, argname='model'):

@@ -24,7 +24,8 @@ def _four_bar(closed_by_loop=True, rows='all', form=True):
     """Moore's four-bar (rods with mass) as a chain of pins, closed on the
     ground by a LoopJoint or by Moore's hand-written closure. ``rows``:
     the closure's rows added to the System: ``'all'``, ``'negated'`` (each
-    times -1), ``'one'`` (the first only) or ``'none'``; ``form``: call
+    times -1), ``'simplified'`` (``trigsimp``), ``'one'`` (the first only)
+    or ``'none'``; ``form``: call
     ``form_eoms()``."""
     la, lb, lc, ln, m, g = sm.symbols('l_a l_b l_c l_n m g', positive=True)
     q1, q2, q3 = dynamicsymbols('q1:4')
@@ -57,7 +58,9 @@ def _four_bar(closed_by_loop=True, rows='all', form=True):
         r = tip.pos_from(anchor)
         constraints = [r.dot(N.x), r.dot(N.y)]
     constraints = {'all': constraints, 'one': constraints[:1], 'none': [],
-                   'negated': [-row for row in constraints]}[rows]
+                   'negated': [-row for row in constraints],
+                   'simplified': [sm.trigsimp(row) for row in constraints]
+                   }[rows]
     if constraints:
         system.add_holonomic_constraints(*constraints)
     system.apply_uniform_gravity(-g * N.y)
@@ -126,12 +129,13 @@ def test_a_loop_joint_without_its_rows_is_refused(rows, form):
         HolonomicConstraintSolver.from_system(system, constants)
 
 
-def test_a_loop_joint_with_its_rows_negated_is_closed():
-    """The rows added times -1 close the same loop: the same trajectory
-    as with the rows as given (both at rtol 1e-11: 1e-7), on the
+def test_a_loop_joint_with_its_rows_negated_or_simplified_is_closed():
+    """The rows added times -1, or simplified (``trigsimp``, another form
+    of the same constraint), close the same loop: the same trajectory as
+    with the rows as given (all at rtol 1e-11: 1e-7), on the
     constraints."""
     runs = []
-    for rows in ('all', 'negated'):
+    for rows in ('all', 'negated', 'simplified'):
         system, _, constants = _four_bar(rows=rows)
         q1, q2, q3 = system.q
         result = simulate(system, (0.0, 1.0),
@@ -143,6 +147,7 @@ def test_a_loop_joint_with_its_rows_negated_is_closed():
         assert np.max(result.constraint_residual) < 1e-9
         runs.append(result)
     np.testing.assert_allclose(runs[0].q, runs[1].q, atol=1e-7)
+    np.testing.assert_allclose(runs[0].q, runs[2].q, atol=1e-7)
 
 
 # -- the meaning of the multipliers on generated spatial chains -------------
