@@ -126,25 +126,26 @@ def _missing_loop_rows(loop, system, held=None):
 
 
 def check_loops_closed(system, argname='model'):
-    """Raise ValueError if a ``LoopJoint`` among ``system.joints`` has rows
-    that are not among its holonomic constraints: ``add_joints`` adds the
-    joint's bodies and none of its constraints, so without
+    """Raise ValueError if none of the rows of a ``LoopJoint`` among
+    ``system.joints`` is among its holonomic constraints: ``add_joints``
+    adds the joint's bodies and none of its constraints, so without
     ``add_holonomic_constraints`` the loop would not be closed and the
-    System would move as an open chain, silently. Called before a System
-    is simulated, linearized or solved; ``argname`` names it in the
+    System would move as an open chain, silently. A part of the rows is
+    accepted: a row that the others imply (a statically indeterminate
+    mechanism) may be left out on purpose. Called before a System is
+    simulated, linearized or solved; ``argname`` names it in the
     message."""
     loops = _loop_joints(system)
     held = list(system.holonomic_constraints) if loops else []
     for loop in loops:
-        missing = _missing_loop_rows(loop, system, held)
-        if missing:
-            rows = len(loop.holonomic_constraints)
+        rows = len(loop.holonomic_constraints)
+        if rows and len(_missing_loop_rows(loop, system, held)) == rows:
             raise ValueError(
                 f'{argname}: the loop joint {loop.name!r} is among the '
-                f'System\'s joints, but {len(missing)} of the {rows} rows of '
-                f'its holonomic_constraints are not among the System\'s '
-                f'holonomic constraints, so the loop is not closed (the '
-                f'System would move as an open chain); add them with '
+                f'System\'s joints, but none of the {rows} rows of its '
+                f'holonomic_constraints is among the System\'s holonomic '
+                f'constraints, so the loop is not closed (the System would '
+                f'move as an open chain); add them with '
                 f'system.add_holonomic_constraints('
                 f'*loop.holonomic_constraints) and choose the dependent '
                 f'coordinates and speeds (system.q_dep, system.u_dep).')

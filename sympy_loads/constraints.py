@@ -592,8 +592,8 @@ class HolonomicConstraintSolver:
             If ``system`` is not a ``System``.
         ValueError
             If it has no holonomic constraints, or a
-            :class:`~sympy_loads.LoopJoint` among its joints whose rows
-            are not among them (its loop would not be closed).
+            :class:`~sympy_loads.LoopJoint` among its joints none of whose
+            rows is among them (its loop would not be closed).
 
         References
         ==========

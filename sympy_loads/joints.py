@@ -186,9 +186,10 @@ class LoopJoint(Joint):
     to the ``System`` (it adds no coordinates, speeds or kinematic
     equations) and add its :attr:`holonomic_constraints`; choose dependent
     coordinates and speeds as for any constraint. ``add_joints`` does not
-    add the constraints: a System holding a ``LoopJoint`` without them
-    would move as an open chain, so :func:`~sympy_loads.simulate` and the
-    other functions that take a System refuse it, naming the joint.
+    add the constraints: a System holding a ``LoopJoint`` without any of
+    them would move as an open chain, so :func:`~sympy_loads.simulate`
+    and the other functions that take a System refuse it, naming the
+    joint.
 
     Examples
     ========

@@ -726,7 +726,7 @@ def simulate(model, t_span, initial_conditions, constants, *, t_eval=None,
         impact's plane; velocity constraints that do not contain the time
         derivative of a configuration constraint (the message names it
         and gives the expected derivative); a System holding a
-        :class:`~sympy_loads.LoopJoint` whose rows are not among its
+        :class:`~sympy_loads.LoopJoint` none of whose rows is among its
         holonomic constraints (the loop would not be closed).
     ConstraintSolverError
         The initial configuration cannot be assembled from the guesses.
