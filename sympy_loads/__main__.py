@@ -78,8 +78,8 @@ def main(argv=None):
     parser.add_argument('--jobs', type=int, choices=(1, 2), default=None,
                         help='with --compile: 1 compiles in this process '
                              'only (less CPU time in all), 2 compiles the '
-                             'stepping and the impacts in a helper process '
-                             'at the same time '
+                             'stepping and the event location in a helper '
+                             'process at the same time '
                              '(the default on two CPUs or more)')
     args = parser.parse_args(argv)
     if not args.compile:

@@ -112,17 +112,14 @@ def _numerically_same(row, rows, samples=2):
     return False
 
 
-def _missing_loop_rows(loop, system, held=None):
-    """The rows of the loop joint ``loop`` that are not among the
-    holonomic constraints of ``system`` (or ``held``, a list of them):
-    looked up by hash first (rows added from ``loop.holonomic_constraints``
-    are the same objects), then by :func:`_same_row`, then numerically
+def _is_held(row, held, exact):
+    """True if the loop row ``row`` is among the holonomic constraints
+    ``held`` (``exact``: the same as a set): by hash first (rows added
+    from ``loop.holonomic_constraints`` are the same objects), then up to
+    sign by :func:`_same_row`, then numerically
     (:func:`_numerically_same`)."""
-    held = list(system.holonomic_constraints) if held is None else held
-    exact = set(held)
-    return [r for r in loop.holonomic_constraints
-            if r not in exact and -r not in exact
-            and not _same_row(r, held) and not _numerically_same(r, held)]
+    return (row in exact or -row in exact or _same_row(row, held)
+            or _numerically_same(row, held))
 
 
 def check_loops_closed(system, argname='model'):
@@ -137,12 +134,16 @@ def check_loops_closed(system, argname='model'):
     message."""
     loops = _loop_joints(system)
     held = list(system.holonomic_constraints) if loops else []
+    exact = set(held)
     for loop in loops:
-        rows = len(loop.holonomic_constraints)
-        if rows and len(_missing_loop_rows(loop, system, held)) == rows:
+        rows = loop.holonomic_constraints
+        # a row found by hash ends the search (the slower comparisons
+        # only where none is: simulate() checks at every call)
+        if rows and not any(r in exact or -r in exact for r in rows) \
+                and not any(_is_held(r, held, exact) for r in rows):
             raise ValueError(
                 f'{argname}: the loop joint {loop.name!r} is among the '
-                f'System\'s joints, but none of the {rows} rows of its '
+                f'System\'s joints, but none of the {len(rows)} rows of its '
                 f'holonomic_constraints is among the System\'s holonomic '
                 f'constraints, so the loop is not closed (the System would '
                 f'move as an open chain); add them with '
@@ -156,8 +157,10 @@ def _check_loop_rows(loops, system):
     system's holonomic constraints (its multipliers would then be no
     constraint force of the equations)."""
     held = list(system.holonomic_constraints) if loops else []
+    exact = set(held)
     for loop in loops:
-        missing = _missing_loop_rows(loop, system, held)
+        missing = [r for r in loop.holonomic_constraints
+                   if not _is_held(r, held, exact)]
         if missing:
             raise ValueError(
                 f'The constraints {missing} of the loop joint {loop.name!r} '

@@ -149,8 +149,8 @@ FN_SIZE = FN_JUMP + 1
 _rhs = native_caller(RHS_PACKED_TYPES)
 _inputs = native_caller(INPUTS_PACKED_TYPES)
 # the argument types of strike(), which advance() calls by address: the
-# impact's location and jump are compiled once, by themselves (after the
-# stepping, in the same process, see .kernel_set), not into advance
+# impact's location is compiled once, by itself (after the stepping, in the
+# same process, see .kernel_set), not into advance
 _V, _M, _I = types.float64[::1], types.float64[:, ::1], types.int64[::1]
 _f, _i = types.float64, types.int64
 STRIKE_TYPES = (_f, _f, _f, _V, _V, _M, _V, _V, _V, _V, _I, _I, _V, _I, _V,

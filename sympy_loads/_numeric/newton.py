@@ -19,8 +19,8 @@ The constraint solver's kernels :func:`newton_packed` and
 :func:`newton_batch` call :func:`newton` by its address in their ``fn``
 (:func:`with_newton`, :func:`.jit.native_caller`), so numba compiles
 Newton-Raphson and its QR solve once (in the constraint solves' group of
-:mod:`.kernel_set`, in the process that then compiles
-:func:`.rhs.correct`, which reuses them), not again into each of them.
+:mod:`.kernel_set`), not again into each of them; :func:`.rhs.correct`
+calls it by address too (:func:`address`).
 """
 
 import numpy as np
@@ -191,7 +191,7 @@ def newton_batch(fn, X, pos, nc, tol, step_tol, maxit):
     return status, info
 
 
-# newton()'s address in this process, found at the first with_newton()
+# newton()'s address in this process, found at the first address()
 _ADDRESS = []
 
 

@@ -66,8 +66,7 @@ from . import (BRANCH_CHANGED, MASS_SINGULAR, NEWTON_FAILED, NOT_FINITE, OK,
 from . import eom_blocks as _eom_blocks
 from .jit import call, inline, jit, native_caller
 from .linalg import lu_factor, lu_solve
-from . import newton as _newton_module
-from .newton import call_newton
+from .newton import address as newton_address, call_newton
 
 __all__ = []
 
@@ -416,7 +415,7 @@ def with_calls(fn):
         _CALLS.append(np.array(
             [native_address(correct, CORRECT_TYPES),
              native_address(derivatives, DERIVATIVES_TYPES),
-             _newton_module.address()],
+             newton_address()],
             dtype=np.int64))
     return np.concatenate([np.asarray(fn, dtype=np.int64)[:FN_CORRECT],
                            _CALLS[0]])
